@@ -1,0 +1,17 @@
+//! Builds the native runtime into a static library that the binary embeds, so an
+//! installed `psychic` links replay binaries without its source tree.
+
+fn main() {
+    println!("cargo:rerun-if-changed=runtime");
+    cc::Build::new()
+        .file("runtime/native/psychic_native.c")
+        .include("runtime/include")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .flag_if_supported("-fPIC")
+        .cargo_metadata(false)
+        .compile("psychic_native");
+    // cargo_metadata(false) keeps the runtime out of psychic's own link; the
+    // library is embedded instead (src/runtime.rs).
+}

@@ -1,0 +1,249 @@
+/* psychic's native runtime: makes a (meta) program that calls the KLEE API
+ * runnable natively, replaying inputs from a .ktest file.
+ *
+ * Environment:
+ *   KTEST_FILE           the KLEE ktest (v1-v3) whose objects feed
+ *                        klee_make_symbolic, in order, matched by name;
+ *   PSYCHIC_REVISION     the revision __klee_meta returns (default 0);
+ *   PSYCHIC_ANNOTATIONS  where psychic_output appends its records.
+ *
+ * Exit statuses of its own (also in src/runtime.rs):
+ *   120  the input violates klee_assume or klee_range: it lies outside the
+ *        program's input domain;
+ *   121  the test cannot be replayed (no KTEST_FILE, unreadable, out of
+ *        objects, name or size mismatch).
+ * Set KLEE_RUN_TEST_ERRORS_NON_FATAL to continue past either, as KLEE does.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "klee/klee.h"
+#include "psychic.h"
+
+#define STATUS_ASSUME 120
+#define STATUS_REPLAY 121
+
+struct object {
+  char *name;
+  unsigned char *bytes;
+  uint32_t size;
+};
+
+static struct object *objects;
+static uint32_t num_objects, next_object;
+static int loaded;
+
+static void fail(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void fail(int status, const char *fmt, ...) {
+  va_list ap;
+  fputs("KLEE_RUN_TEST_ERROR: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  if (getenv("KLEE_RUN_TEST_ERRORS_NON_FATAL"))
+    return;
+  fflush(stdout);
+  exit(status);
+}
+
+static int read_u32(FILE *f, uint32_t *out) {
+  unsigned char b[4];
+  if (fread(b, 1, 4, f) != 4)
+    return 0;
+  *out = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+  return 1;
+}
+
+/* Reads a length-prefixed byte string; NUL-terminates it for names. */
+static unsigned char *read_blob(FILE *f, uint32_t *len) {
+  unsigned char *buf;
+  if (!read_u32(f, len) || *len > (1u << 30))
+    return NULL;
+  buf = malloc((size_t)*len + 1);
+  if (!buf || fread(buf, 1, *len, f) != *len) {
+    free(buf);
+    return NULL;
+  }
+  buf[*len] = 0;
+  return buf;
+}
+
+static int load_ktest(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char magic[5];
+  uint32_t version, n, i, len;
+  if (!f)
+    return 0;
+  if (fread(magic, 1, 5, f) != 5 ||
+      (memcmp(magic, "KTEST", 5) != 0 && memcmp(magic, "BOUT\n", 5) != 0))
+    goto bad;
+  if (!read_u32(f, &version) || version < 1 || version > 3)
+    goto bad;
+  if (!read_u32(f, &n))
+    goto bad;
+  for (i = 0; i < n; i++) { /* program arguments: not ours to use here */
+    unsigned char *arg = read_blob(f, &len);
+    if (!arg)
+      goto bad;
+    free(arg);
+  }
+  if (version >= 2) {
+    uint32_t sym_argvs, sym_argv_len;
+    if (!read_u32(f, &sym_argvs) || !read_u32(f, &sym_argv_len))
+      goto bad;
+  }
+  if (!read_u32(f, &num_objects) || num_objects > (1u << 20))
+    goto bad;
+  objects = calloc(num_objects ? num_objects : 1, sizeof *objects);
+  if (!objects)
+    goto bad;
+  for (i = 0; i < num_objects; i++) {
+    objects[i].name = (char *)read_blob(f, &len);
+    if (!objects[i].name)
+      goto bad;
+    objects[i].bytes = read_blob(f, &objects[i].size);
+    if (!objects[i].bytes)
+      goto bad;
+  }
+  fclose(f);
+  return 1;
+bad:
+  fclose(f);
+  return 0;
+}
+
+static void ensure_loaded(void) {
+  const char *path;
+  if (loaded)
+    return;
+  loaded = 1;
+  path = getenv("KTEST_FILE");
+  if (!path)
+    fail(STATUS_REPLAY, "KTEST_FILE is not set: name the .ktest file to replay");
+  else if (!load_ktest(path))
+    fail(STATUS_REPLAY, "cannot read '%s' as a KLEE ktest file", path);
+}
+
+void klee_make_symbolic(void *addr, size_t nbytes, const char *name) {
+  if (!name)
+    name = "unnamed";
+  ensure_loaded();
+  for (;; next_object++) {
+    struct object *o;
+    if (next_object >= num_objects) {
+      fail(STATUS_REPLAY, "out of inputs: no object left for \"%s\"", name);
+      memset(addr, 0, nbytes);
+      return;
+    }
+    o = &objects[next_object];
+    /* KLEE's POSIX runtime records model_version; skip it unless asked. */
+    if (strcmp(o->name, "model_version") == 0 && strcmp(name, "model_version") != 0)
+      continue;
+    if (strcmp(o->name, name) != 0)
+      fail(STATUS_REPLAY, "object name mismatch: requesting \"%s\" but the test has \"%s\"",
+           name, o->name);
+    memcpy(addr, o->bytes, nbytes < o->size ? nbytes : o->size);
+    if (nbytes != o->size) {
+      fail(STATUS_REPLAY, "object \"%s\" has %u bytes in the test, the program asks for %zu",
+           name, o->size, nbytes);
+      if (o->size < nbytes)
+        memset((char *)addr + o->size, 0, nbytes - o->size);
+    }
+    next_object++;
+    return;
+  }
+}
+
+int klee_int(const char *name) {
+  int x;
+  klee_make_symbolic(&x, sizeof x, name);
+  return x;
+}
+
+int klee_range(int begin, int end, const char *name) {
+  int x;
+  klee_make_symbolic(&x, sizeof x, name);
+  if (x < begin || x >= end)
+    fail(STATUS_ASSUME, "invalid klee_range(%d, %d, %s) value, got %d", begin, end,
+         name ? name : "unnamed", x);
+  return x;
+}
+
+void klee_assume(uintptr_t condition) {
+  if (!condition)
+    fail(STATUS_ASSUME, "invalid klee_assume: the input lies outside the assumed domain");
+}
+
+void klee_silent_exit(int status) { exit(status); }
+
+void klee_abort(void) { abort(); }
+
+void klee_report_error(const char *file, int line, const char *message, const char *suffix) {
+  fprintf(stderr, "KLEE: ERROR: %s:%d: %s (%s)\n", file ? file : "?", line,
+          message ? message : "", suffix ? suffix : "user");
+  abort();
+}
+
+unsigned klee_is_symbolic(uintptr_t n) {
+  (void)n;
+  return 0;
+}
+
+unsigned klee_is_replay(void) { return 1; }
+
+void klee_prefer_cex(void *object, uintptr_t condition) {
+  (void)object;
+  (void)condition;
+}
+
+void klee_warning(const char *message) { fprintf(stderr, "KLEE: WARNING: %s\n", message); }
+
+void klee_warning_once(const char *message) {
+  static int once;
+  if (!once++)
+    klee_warning(message);
+}
+
+#define GET_VALUE(suffix, type)                                                \
+  type klee_get_value##suffix(type expr) { return expr; }
+GET_VALUE(f, float)
+GET_VALUE(d, double)
+GET_VALUE(l, long)
+GET_VALUE(ll, long long)
+GET_VALUE(_i32, int32_t)
+GET_VALUE(_i64, int64_t)
+#undef GET_VALUE
+
+int __klee_meta(int site) {
+  static int revision = -1;
+  (void)site;
+  if (revision < 0) {
+    const char *s = getenv("PSYCHIC_REVISION");
+    char *end;
+    long r = s ? strtol(s, &end, 10) : 0;
+    if (s && (*s == 0 || *end != 0 || r < 0 || r > 1000000))
+      fail(STATUS_REPLAY, "PSYCHIC_REVISION=\"%s\" is not a revision number", s);
+    revision = (int)r;
+  }
+  return revision;
+}
+
+void psychic_output_bytes(const char *name, const void *addr, size_t nbytes) {
+  static FILE *out;
+  const char *path = getenv("PSYCHIC_ANNOTATIONS");
+  size_t i;
+  if (!path)
+    return;
+  if (!out && !(out = fopen(path, "a")))
+    fail(STATUS_REPLAY, "cannot open PSYCHIC_ANNOTATIONS file '%s'", path);
+  fprintf(out, "%s %zu ", name ? name : "unnamed", nbytes);
+  for (i = 0; i < nbytes; i++)
+    fprintf(out, "%02x", ((const unsigned char *)addr)[i]);
+  fputc('\n', out);
+  fflush(out);
+}

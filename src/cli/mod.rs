@@ -1,0 +1,49 @@
+//! The command line: one subcommand per stage a user may want alone, and the
+//! end-to-end `diff-patches`. Errors print as `psychic: error: ...` and exit 2.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod tools;
+
+/// Exit status for usage and input errors.
+pub const EXIT_ERROR: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "psychic",
+    version,
+    about = "Tell candidate patches of a C program apart by differential symbolic execution",
+    long_about = "psychic merges an original C program and its candidate patches into one meta \
+program, explores it symbolically, and finds inputs on which the revisions behave differently. \
+It groups the revisions into clusters of identical behaviour and builds a small decision tree of \
+tests that tells the clusters apart."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Compile(tools::CompileArgs),
+    Replay(tools::ReplayArgs),
+    Show(tools::ShowArgs),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compile(a) => tools::compile(a),
+        Command::Replay(a) => tools::replay(a),
+        Command::Show(a) => tools::show(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("psychic: error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! clang 19 as psychic's C front end: bitcode for the engine, native binaries for
+//! replay. Every command line gets the runtime's include path, so programs that
+//! `#include <klee/klee.h>` build unmodified.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::runtime;
+
+/// The LLVM major version the engine's loader reads.
+pub const LLVM_MAJOR: u32 = 19;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error(
+        "clang {LLVM_MAJOR} not found (looked for $PSYCHIC_CLANG, clang-{LLVM_MAJOR} on PATH and /usr/lib/llvm-{LLVM_MAJOR}/bin/clang); install it with `apt-get install clang-{LLVM_MAJOR}`"
+    )]
+    NoClang,
+    #[error("{}: expected clang {LLVM_MAJOR}, found: {found}", path.display())]
+    WrongClang { path: PathBuf, found: String },
+    #[error("{}: does not compile:\n{}", file.display(), diagnostics.trim_end())]
+    Failed { file: PathBuf, diagnostics: String },
+    #[error("{}: {err}", file.display())]
+    Io { file: PathBuf, err: std::io::Error },
+}
+
+/// How to build a native replay binary.
+#[derive(Debug, Clone, Default)]
+pub struct NativeOptions {
+    /// Build with AddressSanitizer, so that memory errors the engine reports
+    /// also show natively instead of passing silently.
+    pub sanitize: bool,
+}
+
+/// A located clang 19 and an installed runtime.
+pub struct Toolchain {
+    clang: PathBuf,
+    runtime: runtime::Installed,
+    /// Extra flags for every compilation (`-D`, `-I`, ...), from the user.
+    extra_flags: Vec<OsString>,
+}
+
+impl Toolchain {
+    pub fn discover() -> Result<Self, CompileError> {
+        let clang = find_clang()?;
+        let runtime =
+            runtime::Installed::new().map_err(|err| CompileError::Io { file: std::env::temp_dir(), err })?;
+        Ok(Toolchain { clang, runtime, extra_flags: Vec::new() })
+    }
+
+    pub fn with_flags(mut self, flags: impl IntoIterator<Item = impl Into<OsString>>) -> Self {
+        self.extra_flags.extend(flags.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn clang(&self) -> &Path {
+        &self.clang
+    }
+
+    pub fn include_dir(&self) -> PathBuf {
+        self.runtime.include_dir()
+    }
+
+    /// `src` to LLVM bitcode for the engine: debug info for source lines, no
+    /// optimisation, and no `optnone`, so that later passes may still run.
+    pub fn bitcode(&self, src: &Path, out: &Path) -> Result<(), CompileError> {
+        let mut cmd = self.command(src);
+        cmd.args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone"]);
+        cmd.arg("-o").arg(out).arg(src);
+        run(cmd, src)
+    }
+
+    /// `src` to a native executable linked with the replay runtime.
+    pub fn native(&self, src: &Path, out: &Path, opts: &NativeOptions) -> Result<(), CompileError> {
+        let mut cmd = self.command(src);
+        cmd.args(["-g", "-O0"]);
+        if opts.sanitize {
+            cmd.args(["-fsanitize=address", "-fno-omit-frame-pointer"]);
+        }
+        cmd.arg("-o").arg(out).arg(src).arg(self.runtime.native_lib());
+        run(cmd, src)
+    }
+
+    /// clang with psychic's include path and the user's flags.
+    fn command(&self, src: &Path) -> Command {
+        let mut cmd = Command::new(&self.clang);
+        cmd.arg("-I").arg(self.runtime.include_dir());
+        cmd.args(&self.extra_flags);
+        // Diagnostics go into error messages and logs, where colour codes are noise.
+        cmd.arg("-fno-color-diagnostics");
+        if let Some(dir) = src.parent().filter(|d| !d.as_os_str().is_empty()) {
+            cmd.arg("-I").arg(dir);
+        }
+        cmd
+    }
+}
+
+fn run(mut cmd: Command, src: &Path) -> Result<(), CompileError> {
+    if !src.is_file() {
+        return Err(CompileError::Io {
+            file: src.to_path_buf(),
+            err: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        });
+    }
+    let output = cmd.output().map_err(|err| CompileError::Io { file: src.to_path_buf(), err })?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(CompileError::Failed {
+            file: src.to_path_buf(),
+            diagnostics: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
+}
+
+fn find_clang() -> Result<PathBuf, CompileError> {
+    if let Some(explicit) = std::env::var_os("PSYCHIC_CLANG") {
+        let path = which::which(&explicit).unwrap_or_else(|_| PathBuf::from(explicit));
+        return check_version(path);
+    }
+    let candidates = [
+        which::which(format!("clang-{LLVM_MAJOR}")).ok(),
+        Some(PathBuf::from(format!("/usr/lib/llvm-{LLVM_MAJOR}/bin/clang"))),
+        which::which("clang").ok(),
+    ];
+    candidates.into_iter().flatten().find_map(|path| check_version(path).ok()).ok_or(CompileError::NoClang)
+}
+
+fn check_version(path: PathBuf) -> Result<PathBuf, CompileError> {
+    let out = Command::new(&path)
+        .arg("--version")
+        .output()
+        .map_err(|err| CompileError::Io { file: path.clone(), err })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or("").to_string();
+    let major =
+        first.split("version ").nth(1).and_then(|v| v.split('.').next()).and_then(|m| m.parse::<u32>().ok());
+    if major == Some(LLVM_MAJOR) { Ok(path) } else { Err(CompileError::WrongClang { path, found: first }) }
+}

@@ -1,0 +1,11 @@
+//! psychic: tells candidate patches of a C program apart.
+//!
+//! The stages, in the order data flows through them (see ARCHITECTURE.md):
+//! `unify` → `compile` (with `runtime`) → `ir` → `exec` (with `expr`, `solver`)
+//! → `diff` (with `replay`) → `cluster` → `report`. `cli` drives them.
+
+pub mod cli;
+pub mod compile;
+pub mod ktest;
+pub mod replay;
+pub mod runtime;

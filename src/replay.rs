@@ -1,0 +1,147 @@
+//! Native replay: runs a binary built by `compile::Toolchain::native` on one test,
+//! as one revision, under a timeout, and records what it did.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
+
+/// What one native run did. Two runs behave alike when their outcomes are equal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Outcome {
+    #[serde(with = "lossy_text")]
+    pub stdout: Vec<u8>,
+    #[serde(skip)]
+    pub stderr: Vec<u8>,
+    /// The exit status, if the process exited.
+    pub exit_status: Option<i32>,
+    /// The terminating signal, if a signal ended it.
+    pub signal: Option<i32>,
+    /// The run was killed at the timeout.
+    pub timed_out: bool,
+}
+
+impl Outcome {
+    /// A one-line summary such as `exit 1` or `signal 6 (SIGABRT)`.
+    pub fn status_text(&self) -> String {
+        if self.timed_out {
+            "timeout".to_string()
+        } else if let Some(sig) = self.signal {
+            format!("signal {sig} ({})", signal_name(sig))
+        } else {
+            format!("exit {}", self.exit_status.unwrap_or(-1))
+        }
+    }
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// How to run one replay.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub binary: &'a Path,
+    pub ktest: Option<&'a Path>,
+    pub revision: usize,
+    pub args: Vec<String>,
+    pub stdin: Vec<u8>,
+    pub timeout: Duration,
+    /// Where `psychic_output` annotations go, if they are wanted.
+    pub annotations: Option<PathBuf>,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(binary: &'a Path, ktest: Option<&'a Path>, revision: usize) -> Self {
+        Request {
+            binary,
+            ktest,
+            revision,
+            args: Vec::new(),
+            stdin: Vec::new(),
+            timeout: Duration::from_secs(10),
+            annotations: None,
+        }
+    }
+}
+
+pub fn run(req: &Request) -> std::io::Result<Outcome> {
+    // A bare name would be looked up on PATH; the user means the file here.
+    let mut cmd = Command::new(std::path::absolute(req.binary)?);
+    cmd.args(&req.args)
+        .env("PSYCHIC_REVISION", req.revision.to_string())
+        // Memory errors become a deterministic SIGABRT, leaks are not behaviour.
+        .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match req.ktest {
+        Some(k) => cmd.env("KTEST_FILE", k),
+        None => cmd.env_remove("KTEST_FILE"),
+    };
+    match &req.annotations {
+        Some(a) => cmd.env("PSYCHIC_ANNOTATIONS", a),
+        None => cmd.env_remove("PSYCHIC_ANNOTATIONS"),
+    };
+    let mut child = cmd.spawn()?;
+    let stdin = req.stdin.clone();
+    let mut child_in = child.stdin.take().expect("stdin is piped");
+    // A program that never reads stdin must not block the writer: write from a thread.
+    let writer = std::thread::spawn(move || {
+        let _ = child_in.write_all(&stdin);
+    });
+    let out = drain(child.stdout.take().expect("stdout is piped"));
+    let err = drain(child.stderr.take().expect("stderr is piped"));
+    let (status, timed_out) = match child.wait_timeout(req.timeout)? {
+        Some(status) => (status, false),
+        None => {
+            let _ = child.kill();
+            (child.wait()?, true)
+        }
+    };
+    let _ = writer.join();
+    use std::os::unix::process::ExitStatusExt;
+    Ok(Outcome {
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        exit_status: status.code(),
+        signal: if timed_out { None } else { status.signal() },
+        timed_out,
+    })
+}
+
+fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+        buf
+    })
+}
+
+/// Serialises program output as text where it is UTF-8, lossily otherwise;
+/// the exact bytes stay in the `.ktest`-side files.
+mod lossy_text {
+    pub fn serialize<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&String::from_utf8_lossy(bytes))
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s: String = serde::Deserialize::deserialize(d)?;
+        Ok(s.into_bytes())
+    }
+}

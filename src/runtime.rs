@@ -1,0 +1,56 @@
+//! The C runtime, embedded in the binary so that an installed `psychic` works from
+//! any directory: the KLEE-compatible headers and the native replay library.
+//!
+//! [`Installed`] writes them into a private temporary directory that lives as long
+//! as the value; `compile` adds its `include/` to every clang command line.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Exit status of a native run whose input violates `klee_assume`/`klee_range`.
+pub const STATUS_ASSUME_VIOLATED: i32 = 120;
+/// Exit status of a native run that could not replay its `.ktest` file.
+pub const STATUS_REPLAY_ERROR: i32 = 121;
+
+/// Headers, as (path under `include/`, contents).
+const HEADERS: &[(&str, &str)] = &[
+    ("klee/klee.h", include_str!("../runtime/include/klee/klee.h")),
+    ("psychic.h", include_str!("../runtime/include/psychic.h")),
+];
+
+/// The native runtime, compiled by build.rs with the `cc` crate.
+const NATIVE_LIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpsychic_native.a"));
+
+/// The runtime written out to disk; removed when dropped.
+pub struct Installed {
+    dir: tempfile::TempDir,
+}
+
+impl Installed {
+    pub fn new() -> io::Result<Self> {
+        let dir = tempfile::Builder::new().prefix("psychic-runtime-").tempdir()?;
+        for (rel, text) in HEADERS {
+            let path = dir.path().join("include").join(rel);
+            fs::create_dir_all(path.parent().expect("header paths have a parent"))?;
+            fs::write(path, text)?;
+        }
+        fs::create_dir_all(dir.path().join("lib"))?;
+        fs::write(dir.path().join("lib/libpsychic_native.a"), NATIVE_LIB)?;
+        Ok(Installed { dir })
+    }
+
+    /// The directory to pass to clang as `-I`.
+    pub fn include_dir(&self) -> PathBuf {
+        self.dir.path().join("include")
+    }
+
+    /// The static library that makes a program using the KLEE API run natively.
+    pub fn native_lib(&self) -> PathBuf {
+        self.dir.path().join("lib/libpsychic_native.a")
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+}
