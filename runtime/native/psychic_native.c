@@ -219,6 +219,9 @@ GET_VALUE(_i32, int32_t)
 GET_VALUE(_i64, int64_t)
 #undef GET_VALUE
 
+/* Defined by meta programs (`psychic unify`): the number of revisions. */
+extern const int __psychic_revisions __attribute__((weak));
+
 int __klee_meta(int site) {
   static int revision = -1;
   (void)site;
@@ -229,6 +232,9 @@ int __klee_meta(int site) {
     if (s && (*s == 0 || *end != 0 || r < 0 || r > 1000000))
       fail(STATUS_REPLAY, "PSYCHIC_REVISION=\"%s\" is not a revision number", s);
     revision = (int)r;
+    if (&__psychic_revisions && revision >= __psychic_revisions)
+      fail(STATUS_REPLAY, "PSYCHIC_REVISION=%d, but this meta program has revisions 0 to %d",
+           revision, __psychic_revisions - 1);
   }
   return revision;
 }

@@ -67,6 +67,10 @@ KLEE_GET_VALUE_PROTO(_i64, int64_t);
  * splits the path's revision set instead of forking on a symbolic value. */
 int __klee_meta(int site);
 
+/* A meta program defines the number of its revisions, 0 to N-1:
+ *   const int __psychic_revisions = N;
+ * The engine starts every path with all of them. */
+
 /* Declared here because klee_assert expands to it; KLEE treats it as a
  * special function, psychic too. */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
