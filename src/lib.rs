@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod compile;
+pub mod ir;
 pub mod ktest;
 pub mod replay;
 pub mod runtime;

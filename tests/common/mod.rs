@@ -1,0 +1,61 @@
+//! Shared helpers of the engine tests: compile C fixtures with clang 19 at
+//! test time, natively and to bitcode.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use psychic::compile::{NativeOptions, Toolchain};
+
+pub fn toolchain() -> &'static Toolchain {
+    static TC: OnceLock<Toolchain> = OnceLock::new();
+    TC.get_or_init(|| Toolchain::discover().expect("clang 19 is needed by the engine tests"))
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c").join(rel)
+}
+
+/// Bitcode as `psychic` builds it (`-O0 -g`, no optnone), or at `-O2` with
+/// `opt2`; extra flags (such as csmith's include path) go first.
+pub fn bitcode(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{}{}.bc", src.file_stem().unwrap().to_string_lossy(), if opt2 { "-O2" } else { "" }));
+    let tc = toolchain();
+    if !opt2 && extra.is_empty() {
+        tc.bitcode(src, &out).unwrap_or_else(|e| panic!("{e}"));
+        return out;
+    }
+    let mut cmd = Command::new(tc.clang());
+    cmd.arg("-I").arg(tc.include_dir()).args(extra);
+    cmd.args(["-c", "-emit-llvm", "-g"]);
+    if opt2 {
+        cmd.arg("-O2");
+    } else {
+        cmd.args(["-O0", "-Xclang", "-disable-O0-optnone"]);
+    }
+    cmd.arg("-o").arg(&out).arg(src);
+    let st = cmd.output().expect("run clang");
+    assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
+    out
+}
+
+/// A native build of `src`, linked with psychic's replay runtime; at `-O2`
+/// with `opt2`.
+pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{}{}.native", src.file_stem().unwrap().to_string_lossy(), if opt2 { "-O2" } else { "" }));
+    let tc = toolchain();
+    if !opt2 && extra.is_empty() {
+        tc.native(src, &out, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        return out;
+    }
+    // The replay runtime is only needed by programs that use the KLEE API;
+    // csmith programs and plain C link without it.
+    let mut cmd = Command::new(tc.clang());
+    cmd.arg("-I").arg(tc.include_dir()).args(extra);
+    cmd.arg(if opt2 { "-O2" } else { "-O0" });
+    cmd.arg("-o").arg(&out).arg(src);
+    let st = cmd.output().expect("run clang");
+    assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
+    out
+}
