@@ -183,6 +183,10 @@ pub fn called_value(call: V) -> V {
 }
 
 
+pub fn called_function_type(call: V) -> T {
+    unsafe { LLVMGetCalledFunctionType(call) }
+}
+
 pub fn num_args(call: V) -> u32 {
     unsafe { LLVMGetNumArgOperands(call) }
 }

@@ -794,7 +794,19 @@ impl Translator {
                 byval.push((k, ty.alloc_size, ty.align));
             }
         }
-        Ok(Op::Call { callee, args: args.into_boxed_slice(), ret, byval: byval.into_boxed_slice() })
+        let (_, fixed, vararg) = llvm::fn_type_parts(llvm::called_function_type(i));
+        let vararg_tys = if vararg {
+            (fixed.len() as u32..n).map(|k| self.ty(llvm::type_of(llvm::operand(i, k)))).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Op::Call {
+            callee,
+            args: args.into_boxed_slice(),
+            ret,
+            byval: byval.into_boxed_slice(),
+            vararg_tys: vararg_tys.into_boxed_slice(),
+        })
     }
 
     fn const_id_of(&mut self, c: Const) -> ConstId {

@@ -313,7 +313,10 @@ pub enum Op {
     Store { ty: TyId, val: Operand, ptr: Operand },
     /// `base + offset + sum(sext(index) * scale)`.
     Gep { base: Operand, offset: i64, indices: Box<[(Operand, u32, i64)]> },
-    Call { callee: Callee, args: Box<[Operand]>, ret: TyId, byval: Box<[(u32, u64, u32)]> },
+    /// `byval` lists (argument, size, align) of arguments passed by value in
+    /// memory; `vararg_tys` are the types of the arguments past the called
+    /// type's fixed parameters.
+    Call { callee: Callee, args: Box<[Operand]>, ret: TyId, byval: Box<[(u32, u64, u32)]>, vararg_tys: Box<[TyId]> },
     ExtractValue { agg: Operand, path: Box<[u32]> },
     InsertValue { agg: Operand, val: Operand, path: Box<[u32]> },
     ExtractElement { vec: Operand, idx: Operand },

@@ -1,0 +1,296 @@
+//! Object-based memory with copy-on-write objects (KLEE's AddressSpace).
+//!
+//! Every allocation is an object at a fixed address. Objects are shared
+//! between forked states through `Rc` and copied on the first write
+//! (`Rc::make_mut`), so a fork copies only the map of objects. The allocator
+//! is deterministic, never reuses an address, and leaves gaps between
+//! objects, so that an overflow lands outside every object and a dangling
+//! pointer never aliases a newer object. The null page holds no object.
+//!
+//! An object's bytes are concrete, or per-byte symbolic expressions; after a
+//! write at a symbolic offset the object is an array term (`const_array` +
+//! `store`s) that every later access goes through.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::expr::{ExprId, ExprPool};
+
+use super::value::Byte;
+
+/// Heap objects come from here on (growing up).
+pub const HEAP_BASE: u64 = 0x5550_0000_0000;
+/// Stack objects (allocas, frames' vararg areas) come from here on.
+pub const STACK_BASE: u64 = 0x7ff0_0000_0000;
+/// Free bytes left after each dynamic object.
+const GAP: u64 = 32;
+/// Addresses below this are the unmapped null page.
+pub const NULL_PAGE: u64 = 0x1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjKind {
+    Global,
+    Stack,
+    Heap,
+    /// Made by the engine for the program (argv, environment).
+    Runtime,
+}
+
+#[derive(Clone, Debug)]
+pub struct ObjectState {
+    pub base: u64,
+    pub size: u64,
+    pub kind: ObjKind,
+    pub readonly: bool,
+    bytes: Vec<u8>,
+    /// Symbolic bytes, where any (`None` entries are the concrete byte).
+    sym: Option<Box<[Option<ExprId>]>>,
+    /// The contents as an array term, once a write at a symbolic offset
+    /// happened; then `bytes` and `sym` are stale.
+    array: Option<ExprId>,
+}
+
+impl ObjectState {
+    fn new(base: u64, size: u64, kind: ObjKind, bytes: Vec<u8>) -> ObjectState {
+        ObjectState { base, size, kind, readonly: false, bytes, sym: None, array: None }
+    }
+
+    pub fn contains(&self, addr: u64, len: u64) -> bool {
+        addr >= self.base && addr.checked_add(len).is_some_and(|end| end <= self.base + self.size)
+    }
+
+    /// Whether every byte is concrete.
+    pub fn is_concrete(&self) -> bool {
+        self.array.is_none() && self.sym.is_none()
+    }
+
+    /// A concrete little-endian read of `n <= 16` bytes, if they are all concrete.
+    #[inline]
+    pub fn read_concrete(&self, off: u64, n: u64) -> Option<u128> {
+        if self.array.is_some() {
+            return None;
+        }
+        let (o, n) = (off as usize, n as usize);
+        if let Some(sym) = &self.sym {
+            if sym[o..o + n].iter().any(Option::is_some) {
+                return None;
+            }
+        }
+        let mut buf = [0u8; 16];
+        buf[..n].copy_from_slice(&self.bytes[o..o + n]);
+        Some(u128::from_le_bytes(buf))
+    }
+
+    #[inline]
+    pub fn write_concrete(&mut self, pool: &mut ExprPool, off: u64, n: u64, v: u128) {
+        if self.array.is_some() {
+            let bytes: Vec<Byte> = v.to_le_bytes()[..n as usize].iter().map(|&b| Byte::C(b)).collect();
+            return self.write_array_bytes(pool, off, &bytes);
+        }
+        let (o, n) = (off as usize, n as usize);
+        self.bytes[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        if let Some(sym) = &mut self.sym {
+            sym[o..o + n].fill(None);
+        }
+    }
+
+    pub fn read_byte(&self, pool: &mut ExprPool, off: u64) -> Byte {
+        if let Some(arr) = self.array {
+            let idx = pool.constant(64, u128::from(off));
+            let e = pool.select(arr, idx);
+            return to_byte(pool, e);
+        }
+        match self.sym.as_ref().and_then(|s| s[off as usize]) {
+            Some(e) => Byte::S(e),
+            None => Byte::C(self.bytes[off as usize]),
+        }
+    }
+
+    pub fn write_byte(&mut self, pool: &mut ExprPool, off: u64, b: Byte) {
+        if self.array.is_some() {
+            return self.write_array_bytes(pool, off, &[b]);
+        }
+        match b {
+            Byte::C(c) => {
+                self.bytes[off as usize] = c;
+                if let Some(s) = &mut self.sym {
+                    s[off as usize] = None;
+                }
+            }
+            Byte::S(e) => {
+                let size = self.size as usize;
+                self.sym.get_or_insert_with(|| vec![None; size].into_boxed_slice())[off as usize] = Some(e);
+            }
+        }
+    }
+
+    /// Writes bytes at a concrete offset of an object in array form.
+    fn write_array_bytes(&mut self, pool: &mut ExprPool, off: u64, bytes: &[Byte]) {
+        let Some(mut arr) = self.array else { return };
+        for (i, b) in bytes.iter().enumerate() {
+            let idx = pool.constant(64, u128::from(off + i as u64));
+            let v = byte_expr(pool, *b);
+            arr = pool.store(arr, idx, v);
+        }
+        self.array = Some(arr);
+    }
+
+    /// The contents as an array term (made on demand, not cached unless the
+    /// object switches to array form).
+    pub fn as_array(&self, pool: &mut ExprPool) -> ExprId {
+        if let Some(a) = self.array {
+            return a;
+        }
+        let mut arr = pool.const_array(&self.bytes);
+        if let Some(sym) = &self.sym {
+            for (i, e) in sym.iter().enumerate() {
+                if let Some(e) = e {
+                    let idx = pool.constant(64, i as u128);
+                    arr = pool.store(arr, idx, *e);
+                }
+            }
+        }
+        arr
+    }
+
+    /// Byte `off + i` for a symbolic offset `off` (64-bit).
+    pub fn read_sym_byte(&self, pool: &mut ExprPool, off: ExprId, i: u64) -> ExprId {
+        let arr = self.as_array(pool);
+        let k = pool.constant(64, u128::from(i));
+        let idx = pool.add(off, k);
+        pool.select(arr, idx)
+    }
+
+    /// Writes bytes at a symbolic offset: the object switches to array form.
+    pub fn write_sym_bytes(&mut self, pool: &mut ExprPool, off: ExprId, bytes: &[Byte]) {
+        let mut arr = self.as_array(pool);
+        for (i, b) in bytes.iter().enumerate() {
+            let k = pool.constant(64, i as u128);
+            let idx = pool.add(off, k);
+            let v = byte_expr(pool, *b);
+            arr = pool.store(arr, idx, v);
+        }
+        self.array = Some(arr);
+        self.sym = None;
+    }
+
+    /// Makes bytes `off..off+n` reads of an input array.
+    pub fn make_symbolic(&mut self, pool: &mut ExprPool, off: u64, bytes: &[ExprId]) {
+        for (i, &e) in bytes.iter().enumerate() {
+            self.write_byte(pool, off + i as u64, Byte::S(e));
+        }
+    }
+
+    /// Bytes `off..off+n` as concrete values, if they all are.
+    pub fn concrete_bytes(&self, off: u64, n: u64) -> Option<&[u8]> {
+        if self.array.is_some() {
+            return None;
+        }
+        let r = off as usize..(off + n) as usize;
+        if let Some(sym) = &self.sym {
+            if sym[r.clone()].iter().any(Option::is_some) {
+                return None;
+            }
+        }
+        Some(&self.bytes[r])
+    }
+}
+
+pub fn to_byte(pool: &ExprPool, e: ExprId) -> Byte {
+    match pool.as_const(e) {
+        Some(c) => Byte::C(c as u8),
+        None => Byte::S(e),
+    }
+}
+
+pub fn byte_expr(pool: &mut ExprPool, b: Byte) -> ExprId {
+    match b {
+        Byte::C(c) => pool.constant(8, u128::from(c)),
+        Byte::S(e) => e,
+    }
+}
+
+/// A state's memory: objects by base address, plus what was freed.
+#[derive(Clone, Debug)]
+pub struct AddressSpace {
+    objects: BTreeMap<u64, Rc<ObjectState>>,
+    /// Freed heap objects (base → size), for use-after-free and double-free
+    /// reports; addresses are never reused, so entries never go stale.
+    freed: BTreeMap<u64, u64>,
+    next_heap: u64,
+    next_stack: u64,
+}
+
+impl Default for AddressSpace {
+    fn default() -> Self {
+        AddressSpace { objects: BTreeMap::new(), freed: BTreeMap::new(), next_heap: HEAP_BASE, next_stack: STACK_BASE }
+    }
+}
+
+impl AddressSpace {
+    /// Places an object at a fixed address (globals).
+    pub fn insert_fixed(&mut self, base: u64, size: u64, kind: ObjKind, bytes: Vec<u8>, readonly: bool) {
+        let mut o = ObjectState::new(base, size, kind, bytes);
+        o.readonly = readonly;
+        self.objects.insert(base, Rc::new(o));
+    }
+
+    /// A new zeroed object of `size` bytes aligned to `align`.
+    pub fn allocate(&mut self, size: u64, align: u64, kind: ObjKind) -> u64 {
+        let next = if kind == ObjKind::Heap { &mut self.next_heap } else { &mut self.next_stack };
+        let base = next.next_multiple_of(align.clamp(16, 4096));
+        *next = base + size.max(1) + GAP;
+        self.objects.insert(base, Rc::new(ObjectState::new(base, size, kind, vec![0; size as usize])));
+        base
+    }
+
+    /// Removes an object (a stack object going out of scope, a heap free).
+    pub fn remove(&mut self, base: u64) -> Option<Rc<ObjectState>> {
+        let o = self.objects.remove(&base)?;
+        if o.kind == ObjKind::Heap {
+            self.freed.insert(base, o.size);
+        }
+        Some(o)
+    }
+
+    /// The object that holds `addr`.
+    #[inline]
+    pub fn find(&self, addr: u64) -> Option<&Rc<ObjectState>> {
+        let (_, o) = self.objects.range(..=addr).next_back()?;
+        (addr < o.base + o.size.max(1)).then_some(o)
+    }
+
+    /// The object based at `base`, for writing (copied if shared).
+    #[inline]
+    pub fn get_mut(&mut self, base: u64) -> Option<&mut ObjectState> {
+        self.objects.get_mut(&base).map(Rc::make_mut)
+    }
+
+    pub fn get(&self, base: u64) -> Option<&Rc<ObjectState>> {
+        self.objects.get(&base)
+    }
+
+    /// The freed heap object that held `addr`, as (base, size).
+    pub fn freed_at(&self, addr: u64) -> Option<(u64, u64)> {
+        let (&b, &s) = self.freed.range(..=addr).next_back()?;
+        (addr < b + s.max(1)).then_some((b, s))
+    }
+
+    /// Every object, in address order.
+    pub fn objects(&self) -> impl Iterator<Item = &Rc<ObjectState>> {
+        self.objects.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Bytes held by objects this state does not share with another.
+    pub fn private_bytes(&self) -> u64 {
+        self.objects.values().filter(|o| Rc::strong_count(o) == 1).map(|o| o.size).sum()
+    }
+}

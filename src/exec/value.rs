@@ -1,0 +1,400 @@
+//! Register values and the concrete semantics of LLVM's operations.
+//!
+//! A concrete value stays a plain integer: no expression is built for it.
+//! Floats are carried as their IEEE bits. Only symbolic values are
+//! [`ExprId`]s. Concrete arithmetic follows what x86-64 code compiled by
+//! clang does, so that the engine agrees with the native binary.
+
+use std::rc::Rc;
+
+use crate::expr::fold::{self, mask};
+use crate::expr::{BinOp as EBin, ExprId};
+use crate::ir::{BinOp, BitOp, CastOp, FBinOp, FKind, FPred, FUnary, IPred, MinMax, OverflowOp, SatOp};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A concrete integer, pointer or float (bits), masked to its width.
+    Int(u128),
+    /// A symbolic bit-vector.
+    Sym(ExprId),
+    /// A struct, array or vector, element by element.
+    Agg(Rc<[Value]>),
+}
+
+impl Value {
+    pub fn as_int(&self) -> Option<u128> {
+        match self {
+            Value::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    pub fn is_symbolic(&self) -> bool {
+        match self {
+            Value::Int(_) => false,
+            Value::Sym(_) => true,
+            Value::Agg(v) => v.iter().any(Value::is_symbolic),
+        }
+    }
+}
+
+/// One byte of memory or of a value's in-memory image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Byte {
+    C(u8),
+    S(ExprId),
+}
+
+pub fn to_signed(v: u128, w: u32) -> i128 {
+    fold::to_signed(v, w)
+}
+
+pub fn ebin(op: BinOp) -> EBin {
+    match op {
+        BinOp::Add => EBin::Add,
+        BinOp::Sub => EBin::Sub,
+        BinOp::Mul => EBin::Mul,
+        BinOp::UDiv => EBin::UDiv,
+        BinOp::SDiv => EBin::SDiv,
+        BinOp::URem => EBin::URem,
+        BinOp::SRem => EBin::SRem,
+        BinOp::Shl => EBin::Shl,
+        BinOp::LShr => EBin::LShr,
+        BinOp::AShr => EBin::AShr,
+        BinOp::And => EBin::And,
+        BinOp::Or => EBin::Or,
+        BinOp::Xor => EBin::Xor,
+    }
+}
+
+/// What x86-64 does with a shift count: the hardware masks it to 5 bits
+/// for 8..32-bit operands and 6 bits for 64-bit ones (LLVM says poison).
+pub fn x86_shift_count(amount: u128, w: u32) -> u128 {
+    match w {
+        0..=32 => amount & 31,
+        33..=64 => amount & 63,
+        _ => amount & 127,
+    }
+}
+
+/// Why a concrete division cannot proceed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DivError {
+    ByZero,
+    /// INT_MIN / -1, which traps (SIGFPE) on x86-64.
+    Overflow,
+}
+
+/// A concrete integer binop; shifts take the count as is (already masked or
+/// checked by the caller); a shift by the width or more gives 0 (or the sign).
+pub fn bin(op: BinOp, w: u32, a: u128, b: u128) -> Result<u128, DivError> {
+    match op {
+        BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem if b == 0 => Err(DivError::ByZero),
+        BinOp::SDiv | BinOp::SRem if a == fold::signed_min(w) && b == mask(w) && w > 1 => Err(DivError::Overflow),
+        BinOp::Shl | BinOp::LShr | BinOp::AShr if b >= u128::from(w) => Ok(match op {
+            BinOp::AShr if fold::is_negative(a, w) => mask(w),
+            _ => 0,
+        }),
+        _ => Ok(fold::binary(ebin(op), a, b, w)),
+    }
+}
+
+pub fn icmp(p: IPred, w: u32, a: u128, b: u128) -> bool {
+    let (sa, sb) = (to_signed(a, w), to_signed(b, w));
+    match p {
+        IPred::Eq => a == b,
+        IPred::Ne => a != b,
+        IPred::Ugt => a > b,
+        IPred::Uge => a >= b,
+        IPred::Ult => a < b,
+        IPred::Ule => a <= b,
+        IPred::Sgt => sa > sb,
+        IPred::Sge => sa >= sb,
+        IPred::Slt => sa < sb,
+        IPred::Sle => sa <= sb,
+    }
+}
+
+// Floats.
+
+pub fn to_f64(kind: FKind, bits: u128) -> f64 {
+    match kind {
+        FKind::F32 => f64::from(f32::from_bits(bits as u32)),
+        FKind::F64 => f64::from_bits(bits as u64),
+    }
+}
+
+/// Applies a float operation at the precision of `kind`.
+fn fmap(kind: FKind, bits: &[u128], f32op: impl Fn(&[f32]) -> f32, f64op: impl Fn(&[f64]) -> f64) -> u128 {
+    match kind {
+        FKind::F32 => {
+            let xs: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b as u32)).collect();
+            u128::from(f32op(&xs).to_bits())
+        }
+        FKind::F64 => {
+            let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
+            u128::from(f64op(&xs).to_bits())
+        }
+    }
+}
+
+pub fn fbin(op: FBinOp, kind: FKind, a: u128, b: u128) -> u128 {
+    macro_rules! apply {
+        ($x:expr) => {
+            match op {
+                FBinOp::Add => $x[0] + $x[1],
+                FBinOp::Sub => $x[0] - $x[1],
+                FBinOp::Mul => $x[0] * $x[1],
+                FBinOp::Div => $x[0] / $x[1],
+                FBinOp::Rem => $x[0] % $x[1],
+            }
+        };
+    }
+    fmap(kind, &[a, b], |x| apply!(x), |x| apply!(x))
+}
+
+pub fn fneg(kind: FKind, a: u128) -> u128 {
+    match kind {
+        FKind::F32 => a ^ (1 << 31),
+        FKind::F64 => a ^ (1 << 63),
+    }
+}
+
+/// LLVM fcmp predicate bits: 1 equal, 2 greater, 4 less, 8 unordered.
+pub fn fcmp(p: FPred, kind: FKind, a: u128, b: u128) -> bool {
+    let (x, y) = (to_f64(kind, a), to_f64(kind, b));
+    if x.is_nan() || y.is_nan() {
+        return p.0 & 8 != 0;
+    }
+    (x == y && p.0 & 1 != 0) || (x > y && p.0 & 2 != 0) || (x < y && p.0 & 4 != 0)
+}
+
+pub fn funary(op: FUnary, kind: FKind, a: u128) -> u128 {
+    macro_rules! apply {
+        ($x:expr) => {
+            match op {
+                FUnary::Fabs => $x[0].abs(),
+                FUnary::Sqrt => $x[0].sqrt(),
+                FUnary::Floor => $x[0].floor(),
+                FUnary::Ceil => $x[0].ceil(),
+                FUnary::Trunc => $x[0].trunc(),
+                FUnary::Round => $x[0].round(),
+                FUnary::Rint => $x[0].round_ties_even(),
+            }
+        };
+    }
+    fmap(kind, &[a], |x| apply!(x), |x| apply!(x))
+}
+
+pub fn fma(kind: FKind, a: u128, b: u128, c: u128) -> u128 {
+    fmap(kind, &[a, b, c], |x| x[0].mul_add(x[1], x[2]), |x| x[0].mul_add(x[1], x[2]))
+}
+
+pub fn copysign(kind: FKind, a: u128, b: u128) -> u128 {
+    fmap(kind, &[a, b], |x| x[0].copysign(x[1]), |x| x[0].copysign(x[1]))
+}
+
+/// minnum/maxnum: a NaN operand yields the other one.
+pub fn fminmax(max: bool, kind: FKind, a: u128, b: u128) -> u128 {
+    let pick = |x: f64, y: f64| -> bool {
+        if x.is_nan() {
+            false
+        } else if y.is_nan() {
+            true
+        } else if max {
+            x >= y
+        } else {
+            x <= y
+        }
+    };
+    if pick(to_f64(kind, a), to_f64(kind, b)) { a } else { b }
+}
+
+/// `cvttsd2si`: truncation, with the "integer indefinite" value (the sign
+/// bit alone) for NaN and out-of-range inputs.
+fn cvtt(x: f64, bits: u32) -> u128 {
+    let lim = 2f64.powi(bits as i32 - 1);
+    if x.is_nan() || x >= lim || x < -lim {
+        1u128 << (bits - 1)
+    } else {
+        (x.trunc() as i128 as u128) & mask(bits)
+    }
+}
+
+/// Integer and float casts as clang's x86-64 code performs them.
+pub fn cast(op: CastOp, from: u32, to: u32, v: u128) -> u128 {
+    let fk = |w: u32| if w == 32 { FKind::F32 } else { FKind::F64 };
+    let from_float = |x: f64| match to {
+        32 => u128::from((x as f32).to_bits()),
+        _ => u128::from(x.to_bits()),
+    };
+    match op {
+        CastOp::Trunc | CastOp::Bits => v & mask(to),
+        CastOp::ZExt => v,
+        CastOp::SExt => fold::sext(v, from, to),
+        CastOp::FpToSi => {
+            let x = to_f64(fk(from), v);
+            match to {
+                0..=32 => cvtt(x, 32) & mask(to),
+                33..=64 => cvtt(x, 64) & mask(to),
+                _ => (x as i128 as u128) & mask(to),
+            }
+        }
+        CastOp::FpToUi => {
+            let x = to_f64(fk(from), v);
+            match to {
+                0..=32 => cvtt(x, 64) & mask(to),
+                33..=64 => {
+                    let two63 = 2f64.powi(63);
+                    if x < two63 { cvtt(x, 64) } else { cvtt(x - two63, 64) ^ (1 << 63) }
+                }
+                _ => (x as u128) & mask(to),
+            }
+        }
+        CastOp::SiToFp => {
+            let i = to_signed(v, from);
+            match to {
+                32 => u128::from((i as f32).to_bits()),
+                _ => u128::from((i as f64).to_bits()),
+            }
+        }
+        CastOp::UiToFp => match to {
+            32 => u128::from((v as f32).to_bits()),
+            _ => u128::from((v as f64).to_bits()),
+        },
+        CastOp::FpTrunc | CastOp::FpExt => from_float(to_f64(fk(from), v)),
+    }
+}
+
+// Integer intrinsics.
+
+/// `*.with.overflow`: the result and whether it overflowed.
+pub fn overflow(op: OverflowOp, w: u32, a: u128, b: u128) -> (u128, bool) {
+    let (sa, sb) = (to_signed(a, w), to_signed(b, w));
+    let m = mask(w);
+    let fits = |r: Option<i128>| r.is_some_and(|r| w == 128 || (r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1))));
+    match op {
+        OverflowOp::UAdd => {
+            let r = a.wrapping_add(b) & m;
+            (r, r < a)
+        }
+        OverflowOp::USub => (a.wrapping_sub(b) & m, b > a),
+        OverflowOp::UMul => (a.wrapping_mul(b) & m, a.checked_mul(b).is_none_or(|r| r > m)),
+        OverflowOp::SAdd => (a.wrapping_add(b) & m, !fits(sa.checked_add(sb))),
+        OverflowOp::SSub => (a.wrapping_sub(b) & m, !fits(sa.checked_sub(sb))),
+        OverflowOp::SMul => (a.wrapping_mul(b) & m, !fits(sa.checked_mul(sb))),
+    }
+}
+
+/// `*.sat`; a shift count of the width or more (poison in LLVM) saturates.
+pub fn saturating(op: SatOp, w: u32, a: u128, b: u128) -> u128 {
+    let m = mask(w);
+    let saturate_signed = |a: u128| if fold::is_negative(a, w) { fold::signed_min(w) } else { fold::signed_max(w) };
+    match op {
+        SatOp::UAdd => {
+            let (r, o) = overflow(OverflowOp::UAdd, w, a, b);
+            if o { m } else { r }
+        }
+        SatOp::USub => a.saturating_sub(b),
+        SatOp::SAdd | SatOp::SSub => {
+            let o = if op == SatOp::SAdd { OverflowOp::SAdd } else { OverflowOp::SSub };
+            let (r, ov) = overflow(o, w, a, b);
+            if ov { saturate_signed(a) } else { r }
+        }
+        SatOp::UShl => {
+            let r = if b < u128::from(w) { (a << b) & m } else { 0 };
+            if b < u128::from(w) && r >> b == a { r } else if a == 0 { 0 } else { m }
+        }
+        SatOp::SShl => {
+            let r = if b < u128::from(w) { (a << b) & m } else { 0 };
+            let back = if b < u128::from(w) { fold::sext(r >> b, w - b as u32, w) } else { !a };
+            if back == a { r } else { saturate_signed(a) }
+        }
+    }
+}
+
+pub fn minmax(op: MinMax, w: u32, a: u128, b: u128) -> u128 {
+    let pick_a = match op {
+        MinMax::UMin => a <= b,
+        MinMax::UMax => a >= b,
+        MinMax::SMin => to_signed(a, w) <= to_signed(b, w),
+        MinMax::SMax => to_signed(a, w) >= to_signed(b, w),
+    };
+    if pick_a { a } else { b }
+}
+
+pub fn abs(w: u32, a: u128) -> u128 {
+    if fold::is_negative(a, w) { fold::neg(a, w) } else { a }
+}
+
+pub fn bitop(op: BitOp, w: u32, a: u128) -> u128 {
+    let pad = 128 - w;
+    match op {
+        BitOp::Ctpop => u128::from(a.count_ones()),
+        BitOp::Ctlz => u128::from((a << pad).leading_zeros().min(w)),
+        BitOp::Cttz => u128::from(a.trailing_zeros().min(w)),
+        BitOp::Bswap => a.swap_bytes() >> pad,
+        BitOp::Bitreverse => a.reverse_bits() >> pad,
+    }
+}
+
+/// Funnel shifts: `fshl(a, b, c)` is the high half of `(a:b) << (c % w)`.
+pub fn funnel(left: bool, w: u32, a: u128, b: u128, c: u128) -> u128 {
+    let m = mask(w);
+    let s = (c % u128::from(w)) as u32;
+    if s == 0 {
+        return if left { a } else { b };
+    }
+    if left { ((a << s) | (b >> (w - s))) & m } else { ((a << (w - s)) | (b >> s)) & m }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x86_conversions() {
+        let d = |x: f64| u128::from(x.to_bits());
+        assert_eq!(cast(CastOp::FpToSi, 64, 32, d(-2.7)), mask(32) - 1);
+        assert_eq!(cast(CastOp::FpToSi, 64, 32, d(1e20)), 0x8000_0000);
+        assert_eq!(cast(CastOp::FpToSi, 64, 32, d(f64::NAN)), 0x8000_0000);
+        assert_eq!(cast(CastOp::FpToUi, 64, 64, d(1.5e19)), 15_000_000_000_000_000_000);
+        assert_eq!(cast(CastOp::FpToUi, 64, 32, d(4e9)), 4_000_000_000);
+        assert_eq!(cast(CastOp::SiToFp, 8, 64, 0xff), d(-1.0));
+        assert_eq!(cast(CastOp::FpTrunc, 64, 32, d(0.1)), u128::from(0.1f32.to_bits()));
+    }
+
+    #[test]
+    fn division_and_shift_edges() {
+        assert_eq!(bin(BinOp::SDiv, 32, 0x8000_0000, mask(32)), Err(DivError::Overflow));
+        assert_eq!(bin(BinOp::URem, 8, 7, 0), Err(DivError::ByZero));
+        assert_eq!(bin(BinOp::SRem, 32, mask(32) - 6, 3), Ok(mask(32))); // -7 % 3 == -1
+        assert_eq!(bin(BinOp::AShr, 8, 0x80, 9), Ok(0xff));
+        assert_eq!(x86_shift_count(33, 32), 1);
+    }
+
+    #[test]
+    fn overflow_and_saturation() {
+        assert_eq!(overflow(OverflowOp::SAdd, 32, 0x7fff_ffff, 1), (0x8000_0000, true));
+        assert_eq!(overflow(OverflowOp::UMul, 8, 16, 16), (0, true));
+        assert_eq!(overflow(OverflowOp::SMul, 8, 0xff, 0xff), (1, false));
+        assert_eq!(overflow(OverflowOp::SSub, 128, 1u128 << 127, 1).1, true);
+        assert_eq!(saturating(SatOp::SAdd, 8, 100, 100), 127);
+        assert_eq!(saturating(SatOp::USub, 8, 1, 2), 0);
+        assert_eq!(saturating(SatOp::SShl, 8, 0xf0, 2), 0xc0);
+        assert_eq!(saturating(SatOp::SShl, 8, 0x40, 1), 0x7f);
+        assert_eq!(saturating(SatOp::UShl, 8, 0x40, 2), 0xff);
+    }
+
+    #[test]
+    fn bit_intrinsics() {
+        assert_eq!(bitop(BitOp::Ctlz, 32, 1), 31);
+        assert_eq!(bitop(BitOp::Ctlz, 32, 0), 32);
+        assert_eq!(bitop(BitOp::Cttz, 16, 0), 16);
+        assert_eq!(bitop(BitOp::Bswap, 32, 0x11223344), 0x44332211);
+        assert_eq!(bitop(BitOp::Bitreverse, 8, 1), 0x80);
+        assert_eq!(funnel(true, 8, 0x12, 0x34, 4), 0x23);
+        assert_eq!(funnel(false, 8, 0x12, 0x34, 4), 0x23);
+        assert_eq!(abs(8, 0x80), 0x80);
+    }
+}
