@@ -6,6 +6,8 @@
 
 pub mod cli;
 pub mod compile;
+pub mod expr;
 pub mod ktest;
 pub mod replay;
 pub mod runtime;
+pub mod solver;
