@@ -6,7 +6,9 @@
 
 pub mod cli;
 pub mod compile;
+pub mod expr;
 pub mod ir;
 pub mod ktest;
 pub mod replay;
 pub mod runtime;
+pub mod solver;
