@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod compile;
+pub mod exec;
 pub mod expr;
 pub mod ir;
 pub mod ktest;

@@ -164,7 +164,7 @@ pub fn slots(pieces: &[Piece]) -> Vec<Slot> {
 pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut args = args.iter();
-    let mut next_int = |args: &mut std::slice::Iter<Arg>| match args.next() {
+    let next_int = |args: &mut std::slice::Iter<Arg>| match args.next() {
         Some(Arg::Int(v)) => *v,
         _ => 0,
     };

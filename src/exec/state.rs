@@ -189,8 +189,6 @@ pub struct ExecutionState {
     pub since_new_cover: u64,
     /// The state's leaf in the process tree.
     pub(super) ptree_node: usize,
-    /// `klee_warning_once` sites already reported.
-    pub(super) warned: Vec<u64>,
 }
 
 impl ExecutionState {
@@ -207,7 +205,6 @@ impl ExecutionState {
             instructions: 0,
             since_new_cover: 0,
             ptree_node: 0,
-            warned: Vec::new(),
         }
     }
 

@@ -59,3 +59,45 @@ pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
     assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
     out
 }
+
+use psychic::exec::{ExecConfig, Executor, HaltedPath, OutputEvent, RunSummary, Stream, Termination};
+use psychic::ir::Module;
+
+/// Runs the engine on a bitcode file.
+pub fn run_engine(bc: &Path, cfg: ExecConfig) -> (Module, RunSummary) {
+    let m = Module::load(bc).unwrap_or_else(|e| panic!("{e}"));
+    let summary = {
+        let mut ex = Executor::new(&m, cfg).unwrap_or_else(|e| panic!("{e}"));
+        ex.run()
+    };
+    (m, summary)
+}
+
+/// The concrete stdout of a path (every event must be concrete text).
+pub fn stdout_of(p: &HaltedPath) -> Vec<u8> {
+    let mut out = Vec::new();
+    for ev in &p.outputs {
+        match ev {
+            OutputEvent::Text { stream: Stream::Stdout, bytes } => out.extend_from_slice(bytes),
+            OutputEvent::Text { .. } => {}
+            OutputEvent::Format { .. } => panic!("a concrete run made a symbolic printf event"),
+        }
+    }
+    out
+}
+
+/// `Some(status)` for an exit with a concrete status.
+pub fn exit_status(p: &HaltedPath, pool_const: impl Fn(psychic::expr::ExprId) -> Option<u128>) -> Option<i32> {
+    match &p.termination {
+        Termination::Exit { status } => pool_const(*status).map(|s| s as u32 as i32),
+        _ => None,
+    }
+}
+
+/// Runs a native binary without inputs; `None` if it took longer than `secs`.
+pub fn run_native(bin: &Path, secs: u64) -> Option<psychic::replay::Outcome> {
+    let mut req = psychic::replay::Request::new(bin, None, 0);
+    req.timeout = std::time::Duration::from_secs(secs);
+    let out = psychic::replay::run(&req).expect("run native binary");
+    (!out.timed_out).then_some(out)
+}

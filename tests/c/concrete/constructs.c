@@ -182,7 +182,9 @@ int main(void) {
   const char *msg = "hello";
   for (int k = 0; k <= 5; k++) buf[k] = msg[k];
   puts(buf);
-  putchar('A' + (int)strlen(buf));
+  volatile int len = 0;
+  while (buf[len]) len++;
+  putchar('A' + len);
   putchar('\n');
   printf("%s|%10s|%-10s|%.3s|%c\n", msg, msg, msg, msg, msg[1]);
   printf("%5.2s|%%|%p\n", "abc", (void *)0);

@@ -1,0 +1,168 @@
+//! The symbolic executor, split as KLEE splits it: [`Executor`] (the loop
+//! and the instructions), [`ExecutionState`] (one path: frames, constraints,
+//! revision set, memory, outputs), [`memory`] (copy-on-write object memory),
+//! [`searcher`] (state selection), `special` (the KLEE API, `__klee_meta`
+//! and the libc model) and [`printf`] (glibc-exact formatting).
+//!
+//! Revisions: a state carries the set of revisions that follow it. An
+//! expression that mentions the revision is never sent to the solver: when
+//! one must be decided, the state splits by the value each revision gives
+//! it (see `Executor::split_revisions`), so shared code runs once for all.
+
+mod executor;
+pub mod memory;
+pub mod printf;
+pub mod revset;
+pub mod searcher;
+mod special;
+pub mod state;
+pub mod value;
+
+use std::time::Duration;
+
+pub use executor::Executor;
+pub use revset::{MAX_REVISIONS, RevSet};
+pub use searcher::{SearchKind, SearchView, Searcher, StateId};
+pub use state::{
+    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject, Termination,
+};
+
+use crate::expr::ExprPool;
+use crate::solver::{Solver, SolverStats};
+
+/// What to do with a call to a function that has neither a body nor a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExternalCalls {
+    /// End the path with an `external` error.
+    #[default]
+    Error,
+    /// Call the host's function (found with `dlsym`) on concrete integer
+    /// arguments, as KLEE's `--external-calls=all` does. Pointer, float and
+    /// variadic arguments are not passed: such a call is still an error.
+    Native,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecConfig {
+    /// The function to start in.
+    pub entry: String,
+    /// `argv` for an entry function that takes `(argc, argv)`.
+    pub argv: Vec<String>,
+    pub search: SearchKind,
+    /// Seed of the randomised searchers.
+    pub seed: u64,
+    pub max_time: Option<Duration>,
+    /// Total instructions over all paths.
+    pub max_instructions: Option<u64>,
+    /// Symbolic branches along one path; a path that would fork deeper ends
+    /// early.
+    pub max_depth: Option<u32>,
+    /// Total forks; after that only one side of a branch is followed.
+    pub max_forks: Option<u64>,
+    /// Resident memory in MiB; over it, states are ended early.
+    pub max_memory_mb: Option<u64>,
+    /// The time limit of one solver query.
+    pub max_solver_time: Duration,
+    /// Report shifts by the width or more as `overshift` errors (otherwise
+    /// they behave as x86-64 does).
+    pub check_overshift: bool,
+    pub external_calls: ExternalCalls,
+    /// The number of revisions, overriding the module's
+    /// `__psychic_revisions`.
+    pub revisions: Option<u32>,
+    /// Keep every halted path in the summary.
+    pub keep_paths: bool,
+    /// Call depth at which a path ends with a stack-overflow error.
+    pub max_stack_frames: usize,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            entry: "main".into(),
+            argv: vec!["program".into()],
+            search: SearchKind::Default,
+            seed: 1,
+            max_time: None,
+            max_instructions: None,
+            max_depth: None,
+            max_forks: None,
+            max_memory_mb: None,
+            max_solver_time: Duration::from_secs(10),
+            check_overshift: false,
+            external_calls: ExternalCalls::Error,
+            revisions: None,
+            keep_paths: true,
+            max_stack_frames: 10_000,
+        }
+    }
+}
+
+/// Counters of one run.
+#[derive(Debug, Clone, Default)]
+pub struct ExecStats {
+    pub instructions: u64,
+    pub forks: u64,
+    /// Splits of a state's revision set.
+    pub revision_splits: u64,
+    pub states_created: u64,
+    pub max_live_states: u64,
+    /// Halted paths by termination: exit, error, silent, early.
+    pub paths_exited: u64,
+    pub paths_errored: u64,
+    pub paths_silent: u64,
+    pub paths_early: u64,
+    pub covered_blocks: u64,
+    pub total_blocks: u64,
+    pub elapsed: Duration,
+}
+
+impl ExecStats {
+    /// Paths that ran to an end (exit or error): KLEE's "completed paths".
+    pub fn completed_paths(&self) -> u64 {
+        self.paths_exited + self.paths_errored
+    }
+}
+
+/// Whether the run goes on after an observer saw a halted path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Stop,
+}
+
+/// What an observer may use when a path halts.
+pub struct HaltContext<'a> {
+    pub pool: &'a mut ExprPool,
+    pub solver: &'a mut Solver,
+    pub stats: &'a ExecStats,
+}
+
+/// Called at every halt, in order (a later stage generates differential
+/// tests on the fly here).
+pub trait HaltObserver {
+    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control;
+}
+
+/// The result of [`Executor::run`].
+#[derive(Debug)]
+pub struct RunSummary {
+    pub stats: ExecStats,
+    pub solver: SolverStats,
+    /// Every halted path, if `keep_paths`.
+    pub paths: Vec<HaltedPath>,
+    /// Engine warnings (concretisations, `klee_warning`), deduplicated.
+    pub warnings: Vec<String>,
+    /// Why the run stopped before exploring every path, if it did.
+    pub stopped_early: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Load(#[from] crate::ir::LoadError),
+    #[error("the module declares {0} revisions; at most {MAX_REVISIONS} are supported")]
+    TooManyRevisions(u32),
+    #[error("entry function `{0}` takes parameters psychic cannot provide (expected none, or argc and argv)")]
+    EntrySignature(String),
+}

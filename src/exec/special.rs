@@ -1,0 +1,533 @@
+//! Functions without a body that the engine implements itself (KLEE's
+//! SpecialFunctionHandler): the KLEE API, `__klee_meta`, `__assert_fail`,
+//! exit/abort, the heap, and printf/puts/putchar. Each declaration is
+//! resolved to a [`Handler`] once, when the executor starts; a function
+//! with no handler is `Handler::Unknown`.
+//!
+//! To model another libc function: add a variant, its name(s) in
+//! [`Handler::lookup`], and its semantics in `Executor::call_special`.
+
+use std::ffi::CString;
+
+use crate::expr::fold::mask;
+use crate::expr::ExprId;
+use crate::ir::{FuncId, TyId, TypeKind};
+
+use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
+use super::memory::{ObjKind, byte_expr};
+use super::printf::{self, Arg, Slot};
+use super::state::{Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination};
+use super::value::{Byte, Value};
+use super::ExternalCalls;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Handler {
+    MakeSymbolic,
+    KleeInt,
+    KleeRange,
+    Assume,
+    SilentExit,
+    KleeAbort,
+    ReportError,
+    IsSymbolic,
+    IsReplay,
+    PreferCex,
+    GetValue,
+    Warning,
+    WarningOnce,
+    Meta,
+    AssertFail,
+    Abort,
+    Exit,
+    Malloc,
+    Calloc,
+    Realloc,
+    Free,
+    Printf,
+    Puts,
+    Putchar,
+    OutputBytes,
+    Unknown,
+}
+
+impl Handler {
+    pub(super) fn lookup(name: &str) -> Handler {
+        use Handler::*;
+        match name {
+            "klee_make_symbolic" => MakeSymbolic,
+            "klee_int" => KleeInt,
+            "klee_range" => KleeRange,
+            "klee_assume" => Assume,
+            "klee_silent_exit" => SilentExit,
+            "klee_abort" => KleeAbort,
+            "klee_report_error" => ReportError,
+            "klee_is_symbolic" => IsSymbolic,
+            "klee_is_replay" => IsReplay,
+            "klee_prefer_cex" => PreferCex,
+            "klee_get_valuef" | "klee_get_valued" | "klee_get_valuel" | "klee_get_valuell" | "klee_get_value_i32"
+            | "klee_get_value_i64" => GetValue,
+            "klee_warning" => Warning,
+            "klee_warning_once" => WarningOnce,
+            "__klee_meta" => Meta,
+            "__assert_fail" | "__assert_rtn" => AssertFail,
+            "abort" => Abort,
+            "exit" | "_exit" | "_Exit" => Exit,
+            "malloc" => Malloc,
+            "calloc" => Calloc,
+            "realloc" => Realloc,
+            "free" => Free,
+            "printf" => Printf,
+            "puts" => Puts,
+            "putchar" => Putchar,
+            "psychic_output_bytes" => OutputBytes,
+            _ => Unknown,
+        }
+    }
+}
+
+impl Executor<'_> {
+    pub(super) fn call_special(
+        &mut self,
+        st: &mut ExecutionState,
+        fid: FuncId,
+        h: &Handler,
+        a: &[Value],
+        ret: TyId,
+    ) -> Res<Option<Value>> {
+        let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Int(0));
+        let int = |v: u128| Some(Value::Int(v));
+        Ok(match h {
+            Handler::MakeSymbolic => {
+                let n = self.concretize(st, &arg(1), 64, "klee_make_symbolic size")? as u64;
+                let name = self.name_arg(st, &arg(2))?;
+                let place = self.resolve(st, &arg(0), n, true)?;
+                let Place::C { .. } = place else {
+                    return Err(self.error(st, ErrorKind::Exec, "klee_make_symbolic on a symbolic address"));
+                };
+                self.make_symbolic(st, place, n, name);
+                None
+            }
+            Handler::KleeInt => {
+                let name = self.name_arg(st, &arg(0))?;
+                Some(self.fresh_int(st, name))
+            }
+            Handler::KleeRange => {
+                let lo = self.concretize(st, &arg(0), 32, "klee_range bound")?;
+                let hi = self.concretize(st, &arg(1), 32, "klee_range bound")?;
+                let (l, h) = (lo as u32 as i32, hi as u32 as i32);
+                if l >= h {
+                    return Err(self.error(st, ErrorKind::User("user".into()), format!("invalid klee_range({l}, {h})")));
+                }
+                if l + 1 == h {
+                    int(lo)
+                } else {
+                    let name = self.name_arg(st, &arg(2))?;
+                    let x = self.fresh_int(st, name);
+                    let e = self.expr(&x, 32);
+                    let (kl, kh) = (self.pool.constant(32, lo), self.pool.constant(32, hi));
+                    let ge = self.pool.sge(e, kl);
+                    let lt = self.pool.slt(e, kh);
+                    st.constraints.extend([ge, lt]);
+                    Some(x)
+                }
+            }
+            Handler::Assume => {
+                let v = arg(0);
+                let e = self.expr(&v, 64);
+                let w = self.pool.width(e);
+                let zero = self.pool.constant(w, 0);
+                let cond = self.pool.ne(e, zero);
+                let cond = self.split_revisions(st, cond)?;
+                match self.pool.as_const(cond) {
+                    Some(0) => return Err(Stop::Halt(Termination::Silent)),
+                    Some(_) => {}
+                    None => match self.solver.may_be_true(&self.pool, &st.constraints, cond) {
+                        Ok(false) => return Err(Stop::Halt(Termination::Silent)),
+                        Ok(true) => st.constraints.push(cond),
+                        Err(e) => return Err(self.solver_error(st, e)),
+                    },
+                }
+                None
+            }
+            Handler::SilentExit => return Err(Stop::Halt(Termination::Silent)),
+            Handler::KleeAbort => return Err(self.error(st, ErrorKind::Abort, "klee_abort() called")),
+            Handler::Abort => return Err(self.error(st, ErrorKind::Abort, "abort() called")),
+            Handler::ReportError => {
+                let file = self.string_arg(st, &arg(0), "klee_report_error file")?;
+                let line = self.concretize(st, &arg(1), 32, "klee_report_error line")?;
+                let msg = self.string_arg(st, &arg(2), "klee_report_error message")?;
+                let suffix = self.string_arg(st, &arg(3), "klee_report_error suffix")?;
+                let mut t = self.error_termination(st, ErrorKind::User(suffix), msg);
+                if let Termination::Error { location, .. } = &mut t {
+                    *location = Some(format!("{file}:{line}"));
+                }
+                return Err(Stop::Halt(t));
+            }
+            Handler::AssertFail => {
+                let assertion = self.string_arg(st, &arg(0), "assertion text")?;
+                return Err(self.error(st, ErrorKind::Assert, format!("ASSERTION FAIL: {assertion}")));
+            }
+            Handler::IsSymbolic => int(arg(0).is_symbolic() as u128),
+            Handler::IsReplay => int(0),
+            Handler::PreferCex => None,
+            Handler::GetValue => {
+                let w = self.m.int_width(ret).unwrap_or(64);
+                let w = match self.m.ty(ret).kind {
+                    TypeKind::Float => 32,
+                    TypeKind::Double => 64,
+                    _ => w,
+                };
+                int(self.concretize(st, &arg(0), w, "klee_get_value argument")?)
+            }
+            Handler::Warning | Handler::WarningOnce => {
+                let msg = self.string_arg(st, &arg(0), "klee_warning message")?;
+                self.warn(format!("klee_warning: {msg}"));
+                None
+            }
+            Handler::Meta => match st.revisions.single() {
+                Some(r) => int(u128::from(r)),
+                None => Some(Value::Sym(self.pool.revision())),
+            },
+            Handler::Exit => {
+                let e = self.expr(&arg(0), 32);
+                let w = self.pool.width(e);
+                let status = if w > 32 { self.pool.extract(e, 0, 32) } else { self.pool.zext_or_trunc(e, 32) };
+                return Err(Stop::Halt(Termination::Exit { status }));
+            }
+            Handler::Malloc => {
+                let n = self.concretize(st, &arg(0), 64, "malloc size")? as u64;
+                int(u128::from(self.heap_alloc(st, n)))
+            }
+            Handler::Calloc => {
+                let n = self.concretize(st, &arg(0), 64, "calloc count")? as u64;
+                let s = self.concretize(st, &arg(1), 64, "calloc size")? as u64;
+                int(n.checked_mul(s).map_or(0, |t| u128::from(self.heap_alloc(st, t))))
+            }
+            Handler::Realloc => {
+                let p = self.concretize(st, &arg(0), 64, "realloc pointer")? as u64;
+                let n = self.concretize(st, &arg(1), 64, "realloc size")? as u64;
+                int(u128::from(self.realloc(st, p, n)?))
+            }
+            Handler::Free => {
+                let p = self.concretize(st, &arg(0), 64, "free pointer")? as u64;
+                self.free(st, p)?;
+                None
+            }
+            Handler::Printf => {
+                let n = self.printf(st, Stream::Stdout, &arg(0), &a[1.min(a.len())..])?;
+                Some(n)
+            }
+            Handler::Puts => {
+                let n = self.print_as(st, Stream::Stdout, b"%s\n", &[arg(0)])?;
+                Some(n)
+            }
+            Handler::Putchar => {
+                let c = arg(0);
+                self.print_as(st, Stream::Stdout, b"%c", std::slice::from_ref(&c))?;
+                match c {
+                    Value::Int(x) => int(x & 0xff),
+                    other => {
+                        let e = self.expr(&other, 32);
+                        let b = self.pool.extract(e, 0, 8);
+                        let z = self.pool.zext(b, 32);
+                        Some(self.from_expr(z))
+                    }
+                }
+            }
+            Handler::OutputBytes => {
+                let name = self.string_arg(st, &arg(0), "psychic_output_bytes name")?;
+                let n = self.concretize(st, &arg(2), 64, "psychic_output_bytes size")? as u64;
+                let bytes = if n == 0 {
+                    Vec::new()
+                } else {
+                    let place = self.resolve(st, &arg(1), n, false)?;
+                    self.read_bytes(st, place, n)
+                };
+                let bytes = bytes.into_iter().map(|b| byte_expr(&mut self.pool, b)).collect();
+                st.annotations.push(Annotation { name, bytes });
+                None
+            }
+            Handler::Unknown => return self.call_external(st, fid, a),
+        })
+    }
+
+    fn make_symbolic(&mut self, st: &mut ExecutionState, place: Place, n: u64, name: String) {
+        let seq = st.symbolics.len() as u32;
+        let array = self.pool.array(&name, n, seq);
+        let bytes: Vec<Byte> = (0..n).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
+        self.write_bytes(st, place, &bytes);
+        st.symbolics.push(SymbolicObject { name, array, size: n });
+    }
+
+    /// A fresh symbolic 32-bit input (`klee_int`).
+    fn fresh_int(&mut self, st: &mut ExecutionState, name: String) -> Value {
+        let seq = st.symbolics.len() as u32;
+        let array = self.pool.array(&name, 4, seq);
+        st.symbolics.push(SymbolicObject { name, array, size: 4 });
+        let bytes: Vec<Byte> = (0..4).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
+        self.scalar_from_bytes(&bytes, 32)
+    }
+
+    fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64) -> u64 {
+        if n > MAX_ALLOC {
+            self.warn(format!("malloc of {n} bytes fails (larger than the engine's limit)"));
+            return 0;
+        }
+        st.memory.allocate(n, 16, ObjKind::Heap)
+    }
+
+    fn realloc(&mut self, st: &mut ExecutionState, p: u64, n: u64) -> Res<u64> {
+        if p == 0 {
+            return Ok(self.heap_alloc(st, n));
+        }
+        let old = match st.memory.get(p) {
+            Some(o) if o.kind == ObjKind::Heap => o.size,
+            _ => return Err(self.bad_free(st, p, "realloc")),
+        };
+        if n == 0 {
+            st.memory.remove(p);
+            return Ok(0);
+        }
+        let q = self.heap_alloc(st, n);
+        if q == 0 {
+            return Ok(0);
+        }
+        let keep = old.min(n);
+        if keep > 0 {
+            let bytes = self.read_bytes(st, Place::C { base: p, off: 0 }, keep);
+            self.write_bytes(st, Place::C { base: q, off: 0 }, &bytes);
+        }
+        st.memory.remove(p);
+        Ok(q)
+    }
+
+    fn free(&mut self, st: &mut ExecutionState, p: u64) -> Res<()> {
+        if p == 0 {
+            return Ok(());
+        }
+        match st.memory.get(p) {
+            Some(o) if o.kind == ObjKind::Heap => {
+                st.memory.remove(p);
+                Ok(())
+            }
+            _ => Err(self.bad_free(st, p, "free")),
+        }
+    }
+
+    fn bad_free(&self, st: &ExecutionState, p: u64, what: &str) -> Stop {
+        let msg = if st.memory.freed_at(p).is_some_and(|(b, _)| b == p) {
+            format!("double free: {what}() of {p:#x}, which was already freed")
+        } else if st.memory.find(p).is_some() {
+            format!("{what}() of {p:#x}, which malloc did not return")
+        } else {
+            format!("{what}() of an invalid pointer {p:#x}")
+        };
+        self.error(st, ErrorKind::Free, msg)
+    }
+
+    /// The bytes of a NUL-terminated string (without the NUL), symbolic ones
+    /// included; the string ends at the first byte that is concretely 0.
+    pub(super) fn c_string(&mut self, st: &mut ExecutionState, p: &Value) -> Res<Vec<Byte>> {
+        let place = self.resolve(st, p, 1, false)?;
+        let Place::C { base, off } = place else {
+            let addr = self.concretize(st, p, 64, "string address")?;
+            return self.c_string(st, &Value::Int(addr));
+        };
+        let size = st.memory.get(base).map_or(0, |o| o.size);
+        let bytes = self.read_bytes(st, Place::C { base, off }, size - off);
+        match bytes.iter().position(|b| *b == Byte::C(0)) {
+            Some(end) => Ok(bytes[..end].to_vec()),
+            None => Err(self.error(st, ErrorKind::Ptr, "string without a terminating NUL in its object")),
+        }
+    }
+
+    /// A string argument made concrete (names, messages, format strings).
+    fn string_arg(&mut self, st: &mut ExecutionState, p: &Value, what: &str) -> Res<String> {
+        let bytes = self.c_string(st, p)?;
+        let mut out = Vec::with_capacity(bytes.len());
+        for b in bytes {
+            out.push(match b {
+                Byte::C(c) => c,
+                Byte::S(e) => self.concretize(st, &Value::Sym(e), 8, what)? as u8,
+            });
+        }
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// An object name; NULL is "unnamed", as in KLEE.
+    fn name_arg(&mut self, st: &mut ExecutionState, p: &Value) -> Res<String> {
+        if p.as_int() == Some(0) {
+            return Ok("unnamed".into());
+        }
+        self.string_arg(st, p, "object name")
+    }
+
+    fn printf(&mut self, st: &mut ExecutionState, stream: Stream, fmt: &Value, args: &[Value]) -> Res<Value> {
+        let text = self.string_arg(st, fmt, "printf format")?;
+        self.print_as(st, stream, text.as_bytes(), args)
+    }
+
+    /// printf with a concrete format: concrete arguments render to text,
+    /// symbolic ones make a structured event. Returns printf's result (for
+    /// a structured event: the length with every input byte 0).
+    fn print_as(&mut self, st: &mut ExecutionState, stream: Stream, fmt: &[u8], args: &[Value]) -> Res<Value> {
+        let pieces = printf::parse(fmt);
+        let slots = printf::slots(&pieces);
+        let mut concrete = Vec::with_capacity(slots.len());
+        let mut structured = Vec::with_capacity(slots.len());
+        let mut symbolic = false;
+        for (i, slot) in slots.iter().enumerate() {
+            let v = args.get(i).cloned().unwrap_or(Value::Int(0));
+            match slot {
+                Slot::Int(bits) => {
+                    let e = self.fit(&v, *bits);
+                    match self.pool.as_const(e) {
+                        Some(x) => concrete.push(Arg::Int(x)),
+                        None => symbolic = true,
+                    }
+                    structured.push(FmtArg::Scalar(e));
+                }
+                Slot::Double => {
+                    let bits = match &v {
+                        Value::Int(x) => *x,
+                        other => {
+                            self.warn("a symbolic double printed by printf was concretised".into());
+                            self.concretize(st, other, 64, "printf double")?
+                        }
+                    };
+                    concrete.push(Arg::Double(f64::from_bits(bits as u64)));
+                    structured.push(FmtArg::Scalar(self.pool.constant(64, bits)));
+                }
+                Slot::Str => {
+                    let bytes = if v.as_int() == Some(0) {
+                        None
+                    } else {
+                        Some(self.c_string(st, &v)?)
+                    };
+                    let exprs: Vec<ExprId> = bytes
+                        .iter()
+                        .flatten()
+                        .map(|b| byte_expr(&mut self.pool, *b))
+                        .collect();
+                    match bytes {
+                        Some(bs) if bs.iter().all(|b| matches!(b, Byte::C(_))) => concrete.push(Arg::Str(Some(
+                            bs.iter().map(|b| if let Byte::C(c) = b { *c } else { 0 }).collect(),
+                        ))),
+                        Some(_) => symbolic = true,
+                        None => concrete.push(Arg::Str(None)),
+                    }
+                    structured.push(FmtArg::Str(exprs));
+                }
+                Slot::Ignored => {
+                    concrete.push(Arg::Int(0));
+                    structured.push(FmtArg::Scalar(self.pool.constant(64, 0)));
+                }
+            }
+        }
+        if !symbolic {
+            let text = printf::render(&pieces, &concrete);
+            let n = text.len();
+            st.write(stream, &text);
+            return Ok(Value::Int(n as u128));
+        }
+        let ev = OutputEvent::Format { stream, format: fmt.to_vec(), args: structured };
+        let n = ev.render(&self.pool, &crate::expr::Assignment::new()).len();
+        st.outputs.push(ev);
+        Ok(Value::Int(n as u128))
+    }
+
+    /// A scalar argument as an expression of exactly `bits` bits.
+    fn fit(&mut self, v: &Value, bits: u32) -> ExprId {
+        match v {
+            Value::Int(x) => self.pool.constant(bits, *x & mask(bits)),
+            other => {
+                let e = self.expr(other, bits);
+                if self.pool.width(e) > bits { self.pool.extract(e, 0, bits) } else { self.pool.zext_or_trunc(e, bits) }
+            }
+        }
+    }
+
+    /// A function with neither body nor model.
+    fn call_external(&mut self, st: &mut ExecutionState, fid: FuncId, a: &[Value]) -> Res<Option<Value>> {
+        let m = self.m;
+        let f = m.func(fid);
+        if self.cfg.external_calls != ExternalCalls::Native {
+            return Err(self.error(
+                st,
+                ErrorKind::External,
+                format!(
+                    "call to external function `{}`, which psychic does not model (--external-calls=all calls it natively)",
+                    f.name
+                ),
+            ));
+        }
+        let int_ty = |t: TyId| matches!(m.ty(t).kind, TypeKind::Int(w) if w <= 64);
+        let ret_ok = int_ty(f.ret) || m.ty(f.ret).kind == TypeKind::Void;
+        if f.vararg || a.len() > 6 || !f.params.iter().all(|&p| int_ty(p)) || !ret_ok {
+            return Err(self.error(
+                st,
+                ErrorKind::External,
+                format!(
+                    "cannot call `{}` natively: only up to six integer arguments and an integer result are supported",
+                    f.name
+                ),
+            ));
+        }
+        let mut args = [0u64; 6];
+        for (i, v) in a.iter().enumerate() {
+            args[i] = self.concretize(st, v, 64, "external call argument")? as u64;
+        }
+        let Some(r) = native_call(&f.name, args) else {
+            return Err(self.error(st, ErrorKind::External, format!("external function `{}` not found", f.name)));
+        };
+        self.warn(format!("called external function `{}` natively", f.name));
+        Ok(m.int_width(f.ret).map(|w| Value::Int(u128::from(r) & mask(w))))
+    }
+}
+
+/// Calls a function of the host process with up to six integer arguments.
+fn native_call(name: &str, args: [u64; 6]) -> Option<u64> {
+    let sym = CString::new(name).ok()?;
+    // SAFETY: dlsym with RTLD_DEFAULT looks the symbol up in the loaded objects.
+    let ptr = unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) };
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: on x86-64 SysV, a function taking up to six integer arguments
+    // and returning an integer (or nothing) reads them from the first six
+    // argument registers; extra arguments are ignored. The caller checked
+    // the declared signature.
+    let f: extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64 = unsafe { std::mem::transmute(ptr) };
+    Some(f(args[0], args[1], args[2], args[3], args[4], args[5]))
+}
+
+impl OutputEvent {
+    pub fn stream(&self) -> Stream {
+        match self {
+            OutputEvent::Text { stream, .. } | OutputEvent::Format { stream, .. } => *stream,
+        }
+    }
+
+    /// The exact bytes this event prints under an assignment of the inputs.
+    pub fn render(&self, pool: &crate::expr::ExprPool, a: &crate::expr::Assignment) -> Vec<u8> {
+        match self {
+            OutputEvent::Text { bytes, .. } => bytes.clone(),
+            OutputEvent::Format { format, args, .. } => {
+                let pieces = printf::parse(format);
+                let slots = printf::slots(&pieces);
+                let vals = slots
+                    .iter()
+                    .zip(args)
+                    .map(|(slot, arg)| match (slot, arg) {
+                        (Slot::Double, FmtArg::Scalar(e)) => Arg::Double(f64::from_bits(pool.eval(*e, a) as u64)),
+                        (_, FmtArg::Scalar(e)) => Arg::Int(pool.eval(*e, a)),
+                        (_, FmtArg::Str(bytes)) => Arg::Str(Some(
+                            bytes.iter().map(|&b| pool.eval(b, a) as u8).take_while(|&b| b != 0).collect(),
+                        )),
+                    })
+                    .collect::<Vec<_>>();
+                printf::render(&pieces, &vals)
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Concrete execution matches the native binary exactly: stdout and exit
+//! status, at -O0 and -O2.
+
+mod common;
+
+use psychic::exec::{ExecConfig, Executor, Termination};
+use psychic::ir::Module;
+
+/// Engine and native run of one C file agree; returns the engine's stdout.
+fn agree(src: &std::path::Path, opt2: bool, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = common::bitcode(src, dir.path(), opt2, extra);
+    let bin = common::native(src, dir.path(), opt2, extra);
+    let native = common::run_native(&bin, 20).expect("native run finishes");
+    let m = Module::load(&bc).unwrap();
+    let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+    let summary = ex.run();
+    assert_eq!(summary.paths.len(), 1, "a concrete program has one path: {:?}", summary.paths);
+    let p = &summary.paths[0];
+    let out = common::stdout_of(p);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&native.stdout),
+        "stdout differs for {} (opt2={opt2})",
+        src.display()
+    );
+    match &p.termination {
+        Termination::Exit { status } => {
+            let s = ex.pool.as_const(*status).expect("concrete status") as u32 as i32;
+            assert_eq!(Some(s & 0xff), native.exit_status, "exit status of {}", src.display());
+        }
+        t => panic!("{}: engine ended with {t:?}, native with {:?}", src.display(), native.status_text()),
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn constructs_match_native_o0() {
+    let out = agree(&common::fixture("concrete/constructs.c"), false, &[]);
+    assert!(out.contains("fib 610"), "{out}");
+}
+
+#[test]
+fn constructs_match_native_o2() {
+    agree(&common::fixture("concrete/constructs.c"), true, &[]);
+}
