@@ -71,6 +71,9 @@ pub struct Executor<'m> {
     stop: Option<String>,
     num_revisions: u32,
     entry: FuncId,
+    /// The `FILE` objects `stdin`, `stdout` and `stderr` point to, if the
+    /// program uses them.
+    pub(super) std_streams: [Option<u64>; 3],
 }
 
 impl<'m> Executor<'m> {
@@ -116,6 +119,7 @@ impl<'m> Executor<'m> {
             stop: None,
             num_revisions,
             entry,
+            std_streams: [None; 3],
         })
     }
 
@@ -267,6 +271,16 @@ impl<'m> Executor<'m> {
             mem.insert_fixed(g.addr, g.size, ObjKind::Global, bytes, g.constant);
         }
         let mut st = ExecutionState::new(RevSet::all(self.num_revisions), mem);
+        // glibc's standard streams: distinct FILE objects the globals point to.
+        for (i, name) in ["stdin", "stdout", "stderr"].iter().enumerate() {
+            let Some(g) = m.global_by_name.get(*name).map(|g| &m.globals[g.index()]) else { continue };
+            if !g.defined && g.size == 8 {
+                let file = st.memory.allocate(FILE_SIZE, 8, ObjKind::Runtime);
+                let o = st.memory.get_mut(g.addr).expect("global");
+                o.write_concrete(&mut self.pool, 0, 8, u128::from(file));
+                self.std_streams[i] = Some(file);
+            }
+        }
         // argc, argv (NULL-terminated) and an empty environment.
         let mut args = Vec::new();
         let nparams = m.func(self.entry).params.len();
@@ -1755,6 +1769,9 @@ impl<'m> Executor<'m> {
         }
     }
 }
+
+/// sizeof(FILE) in glibc.
+const FILE_SIZE: u64 = 216;
 
 /// `limit` on one allocation (alloca, malloc): larger requests fail.
 pub(super) const MAX_ALLOC: u64 = 1 << 30;

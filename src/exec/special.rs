@@ -46,6 +46,8 @@ pub(super) enum Handler {
     Printf,
     Puts,
     Putchar,
+    /// putc/fputc(c, stream): what -O2 makes of putchar.
+    Putc,
     OutputBytes,
     Unknown,
 }
@@ -79,6 +81,7 @@ impl Handler {
             "printf" => Printf,
             "puts" => Puts,
             "putchar" => Putchar,
+            "putc" | "fputc" | "_IO_putc" | "putc_unlocked" | "fputc_unlocked" => Putc,
             "psychic_output_bytes" => OutputBytes,
             _ => Unknown,
         }
@@ -221,19 +224,11 @@ impl Executor<'_> {
                 let n = self.print_as(st, Stream::Stdout, b"%s\n", &[arg(0)])?;
                 Some(n)
             }
-            Handler::Putchar => {
-                let c = arg(0);
-                self.print_as(st, Stream::Stdout, b"%c", std::slice::from_ref(&c))?;
-                match c {
-                    Value::Int(x) => int(x & 0xff),
-                    other => {
-                        let e = self.expr(&other, 32);
-                        let b = self.pool.extract(e, 0, 8);
-                        let z = self.pool.zext(b, 32);
-                        Some(self.from_expr(z))
-                    }
-                }
-            }
+            Handler::Putchar => self.put_char(st, Stream::Stdout, &arg(0))?,
+            Handler::Putc => match self.stream_of(st, &arg(1))? {
+                Some(stream) => self.put_char(st, stream, &arg(0))?,
+                None => return Err(self.error(st, ErrorKind::External, "putc to a stream other than stdout or stderr")),
+            },
             Handler::OutputBytes => {
                 let name = self.string_arg(st, &arg(0), "psychic_output_bytes name")?;
                 let n = self.concretize(st, &arg(2), 64, "psychic_output_bytes size")? as u64;
@@ -248,6 +243,32 @@ impl Executor<'_> {
                 None
             }
             Handler::Unknown => return self.call_external(st, fid, a),
+        })
+    }
+
+    /// putchar/putc: prints one byte, returns it as an unsigned char.
+    fn put_char(&mut self, st: &mut ExecutionState, stream: Stream, c: &Value) -> Res<Option<Value>> {
+        self.print_as(st, stream, b"%c", std::slice::from_ref(c))?;
+        Ok(Some(match c {
+            Value::Int(x) => Value::Int(x & 0xff),
+            other => {
+                let e = self.expr(other, 32);
+                let b = self.pool.extract(e, 0, 8);
+                let z = self.pool.zext(b, 32);
+                self.from_expr(z)
+            }
+        }))
+    }
+
+    /// Which standard stream a `FILE *` is, if it is stdout or stderr.
+    pub(super) fn stream_of(&mut self, st: &mut ExecutionState, f: &Value) -> Res<Option<Stream>> {
+        let p = self.concretize(st, f, 64, "FILE pointer")? as u64;
+        Ok(if Some(p) == self.std_streams[1] {
+            Some(Stream::Stdout)
+        } else if Some(p) == self.std_streams[2] {
+            Some(Stream::Stderr)
+        } else {
+            None
         })
     }
 

@@ -119,6 +119,7 @@ impl Translator {
                 size,
                 align,
                 constant: llvm::is_global_constant(g),
+                defined: !llvm::is_declaration(g),
                 init: None,
             });
         }

@@ -383,6 +383,8 @@ pub struct Global {
     pub size: u64,
     pub align: u32,
     pub constant: bool,
+    /// Defined in the module (not an `extern` declaration).
+    pub defined: bool,
     /// The initial bytes; `None` for zero (and for external declarations).
     pub init: Option<Box<[u8]>>,
 }

@@ -1,0 +1,115 @@
+//! csmith agreement: the engine prints the same checksum as the native
+//! binary for seeded random programs, at -O0 and -O2. A disagreement fails
+//! the test; a seed whose native run is too slow for a test is skipped and
+//! reported (never silently).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use psychic::exec::{ExecConfig, Executor, Termination};
+use psychic::ir::Module;
+
+const CSMITH_INCLUDE: &str = "-I/usr/include/csmith";
+/// Small programs: few functions, shallow blocks. No packed structs: their
+/// bit-fields make clang load integers wider than 128 bits, which the engine
+/// does not support (it ends such a path as `unhandled`).
+const CSMITH_OPTS: &[&str] =
+    &["--max-funcs", "3", "--max-block-depth", "3", "--max-expr-complexity", "5", "--no-packed-struct"];
+/// Native runs slower than this are skipped (and reported).
+const NATIVE_LIMIT: Duration = Duration::from_millis(300);
+
+enum Case {
+    Agree,
+    Skipped(String),
+    Disagree(String),
+}
+
+fn csmith(seed: u64, dir: &Path) -> std::path::PathBuf {
+    let out = dir.join(format!("cs{seed}.c"));
+    let generated = Command::new("csmith")
+        .args(["--seed", &seed.to_string()])
+        .args(CSMITH_OPTS)
+        .current_dir(dir)
+        .output()
+        .expect("csmith is installed (apt-get install csmith libcsmith-dev)");
+    assert!(generated.status.success(), "csmith failed: {}", String::from_utf8_lossy(&generated.stderr));
+    std::fs::write(&out, generated.stdout).unwrap();
+    out
+}
+
+fn case(seed: u64, opt2: bool) -> Case {
+    let dir = tempfile::tempdir().unwrap();
+    let src = csmith(seed, dir.path());
+    let flags = [CSMITH_INCLUDE, "-w"];
+    let bin = common::native(&src, dir.path(), opt2, &flags);
+    let t0 = Instant::now();
+    let Some(native) = common::run_native(&bin, 5) else {
+        return Case::Skipped(format!("seed {seed}: native run over 5 s"));
+    };
+    if t0.elapsed() > NATIVE_LIMIT {
+        return Case::Skipped(format!("seed {seed}: native run took {:?}", t0.elapsed()));
+    }
+    let bc = common::bitcode(&src, dir.path(), opt2, &flags);
+    let m = match Module::load(&bc) {
+        Ok(m) => m,
+        Err(e) => return Case::Disagree(format!("seed {seed}: load: {e}")),
+    };
+    let cfg = ExecConfig { max_time: Some(Duration::from_secs(60)), ..ExecConfig::default() };
+    let mut ex = Executor::new(&m, cfg).unwrap();
+    let s = ex.run();
+    if s.paths.len() != 1 {
+        return Case::Disagree(format!("seed {seed}: {} paths", s.paths.len()));
+    }
+    let p = &s.paths[0];
+    let out = common::stdout_of(p);
+    let status = match &p.termination {
+        Termination::Exit { status } => ex.pool.as_const(*status).map(|s| s as i32 & 0xff),
+        t => return Case::Disagree(format!("seed {seed}: engine ended with {t:?}; native: {}", native.status_text())),
+    };
+    if out != native.stdout || status != native.exit_status {
+        return Case::Disagree(format!(
+            "seed {seed}: engine printed {:?} (status {status:?}), native {:?} (status {:?})",
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&native.stdout),
+            native.exit_status
+        ));
+    }
+    Case::Agree
+}
+
+fn agreement(seeds: impl Iterator<Item = u64>, opt2: bool) {
+    let (mut agree, mut skipped, mut bad) = (0, Vec::new(), Vec::new());
+    for seed in seeds {
+        match case(seed, opt2) {
+            Case::Agree => agree += 1,
+            Case::Skipped(why) => skipped.push(why),
+            Case::Disagree(why) => bad.push(why),
+        }
+    }
+    eprintln!("csmith opt2={opt2}: {agree} agree, {} skipped, {} disagree", skipped.len(), bad.len());
+    for s in &skipped {
+        eprintln!("  skipped: {s}");
+    }
+    assert!(bad.is_empty(), "disagreements:\n{}", bad.join("\n"));
+    assert!(agree >= skipped.len(), "too many skipped seeds: {skipped:?}");
+}
+
+fn seeds(var: &str, default: std::ops::RangeInclusive<u64>) -> Vec<u64> {
+    match std::env::var(var) {
+        Ok(v) => v.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) => default.collect(),
+    }
+}
+
+#[test]
+fn csmith_agrees_at_o0() {
+    agreement(seeds("PSYCHIC_CSMITH_SEEDS", 1..=30).into_iter(), false);
+}
+
+#[test]
+fn csmith_agrees_at_o2() {
+    agreement(seeds("PSYCHIC_CSMITH_SEEDS_O2", 101..=106).into_iter(), true);
+}
