@@ -929,7 +929,7 @@ impl<'m> Executor<'m> {
             }
             _ => self.expr(v, w),
         };
-        let e = self.split_revisions(st, e)?;
+        let e = self.split_switch_revisions(st, e, cases, default)?;
         if let Some(x) = self.pool.as_const(e) {
             let edge = cases.iter().find(|(c, _)| *c == x).map_or(default, |(_, e)| e);
             self.jump(st, edge);
@@ -1403,6 +1403,48 @@ impl<'m> Executor<'m> {
         Err(Stop::Restart)
     }
 
+    /// For a switch: groups the revisions by the block they go to (not by
+    /// value, so that `case 0: case 1:` keeps revisions 0 and 1 together).
+    fn split_switch_revisions(
+        &mut self,
+        st: &mut ExecutionState,
+        e: ExprId,
+        cases: &[(u128, Edge)],
+        default: &Edge,
+    ) -> Res<ExprId> {
+        if !self.pool.mentions_revision(e) {
+            return Ok(e);
+        }
+        #[derive(PartialEq)]
+        enum Key {
+            Target(u32),
+            Expr(ExprId),
+        }
+        let mut groups: Vec<(Key, ExprId, RevSet)> = Vec::new();
+        for r in st.revisions.iter() {
+            let s = self.pool.substitute_revision(e, r);
+            let key = match self.pool.as_const(s) {
+                Some(c) => Key::Target(cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e).target.0),
+                None => Key::Expr(s),
+            };
+            match groups.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, _, set)) => set.insert(r),
+                None => groups.push((key, s, RevSet::singleton(r))),
+            }
+        }
+        if groups.len() == 1 {
+            return Ok(groups[0].1);
+        }
+        self.stats.revision_splits += 1;
+        for (_, _, set) in &groups[1..] {
+            let mut child = st.clone();
+            child.revisions = *set;
+            self.forked.push(child);
+        }
+        st.revisions = groups[0].2;
+        Err(Stop::Restart)
+    }
+
     // Memory.
 
     /// Resolves a pointer for an access of `size` bytes.
@@ -1464,51 +1506,64 @@ impl<'m> Executor<'m> {
         self.pool.bool_and(ge, le)
     }
 
-    /// KLEE's resolve: forks one state per object the pointer may point
-    /// into, and an error state where it may point outside them all.
+    /// KLEE's resolve: from an example address, scans the objects below and
+    /// above it for those the pointer may point into (stopping where it
+    /// must lie above, or below, an object), forks one state per such
+    /// object, and an error state where the access may overflow an object
+    /// or miss them all.
     fn resolve_fork(&mut self, st: &mut ExecutionState, e: ExprId, size: u64, write: bool) -> Res<Place> {
-        let mut rest: Vec<ExprId> = Vec::new();
+        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))? as u64;
+        let mut candidates: Vec<(u64, u64)> = Vec::new();
+        let down: Vec<(u64, u64)> = st.memory.below(v).map(|o| (o.base, o.size)).collect();
+        for (base, osize) in down {
+            if candidates.len() >= MAX_RESOLVE {
+                break;
+            }
+            let in_range = self.in_range(e, base, osize);
+            if self.may(st, in_range)? {
+                candidates.push((base, osize));
+            }
+            let lo = self.pool.constant(64, u128::from(base));
+            let above = self.pool.uge(e, lo);
+            if self.must(st, above)? {
+                break;
+            }
+        }
+        let up: Vec<(u64, u64)> = st.memory.above(v).map(|o| (o.base, o.size)).collect();
+        for (base, osize) in up {
+            if candidates.len() >= MAX_RESOLVE {
+                break;
+            }
+            let lo = self.pool.constant(64, u128::from(base));
+            let below = self.pool.ult(e, lo);
+            if self.must(st, below)? {
+                break;
+            }
+            let in_range = self.in_range(e, base, osize);
+            if self.may(st, in_range)? {
+                candidates.push((base, osize));
+            }
+        }
         let mut targets: Vec<(u64, ExprId)> = Vec::new();
         let mut errors: Vec<(ExprId, String)> = Vec::new();
-        let mut outside_feasible = false;
-        for _ in 0..MAX_RESOLVE {
-            let cs: Vec<ExprId> = st.constraints.iter().chain(&rest).copied().collect();
-            let model = match self.solver.check(&self.pool, &cs) {
-                Ok(Some(m)) => m,
-                Ok(None) => break,
-                Err(err) => return Err(self.solver_error(st, err)),
-            };
-            let v = self.pool.eval(e, &model) as u64;
-            let Some(o) = st.memory.find(v) else {
-                outside_feasible = true;
-                break;
-            };
-            let (base, osize) = (o.base, o.size);
+        let mut outside = self.pool.true_();
+        for &(base, osize) in &candidates {
             let inb = self.in_bounds(e, base, osize, size);
-            let lo = self.pool.constant(64, u128::from(base));
-            let hi = self.pool.constant(64, u128::from(base + osize.max(1)));
-            let (ge, lt) = (self.pool.uge(e, lo), self.pool.ult(e, hi));
-            let in_range = self.pool.bool_and(ge, lt);
-            let with = |mut v: Vec<ExprId>, c: ExprId| {
-                v.push(c);
-                v
-            };
-            if self.may(st, &with(cs.clone(), inb))? {
-                let c = rest.iter().fold(inb, |acc, &r| self.pool.bool_and(acc, r));
-                targets.push((base, c));
+            if self.may(st, inb)? {
+                targets.push((base, inb));
             }
+            let in_range = self.in_range(e, base, osize);
             let not_inb = self.pool.bool_not(inb);
             let partial = self.pool.bool_and(in_range, not_inb);
-            if self.may(st, &with(cs.clone(), partial))? {
-                let c = rest.iter().fold(partial, |acc, &r| self.pool.bool_and(acc, r));
-                errors.push((c, format!("out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes")));
+            if self.may(st, partial)? {
+                let msg = format!("out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes");
+                errors.push((partial, msg));
             }
-            let out = self.pool.bool_not(in_range);
-            rest.push(out);
+            let not_in = self.pool.bool_not(in_range);
+            outside = self.pool.bool_and(outside, not_in);
         }
-        if outside_feasible {
-            let c = rest.iter().fold(self.pool.true_(), |acc, &r| self.pool.bool_and(acc, r));
-            errors.push((c, "out of bound pointer: the address may lie outside every object".into()));
+        if self.may(st, outside)? {
+            errors.push((outside, "out of bound pointer: the address may lie outside every object".into()));
         }
         if targets.is_empty() {
             // Every feasible address is an error: this state takes the first.
@@ -1540,9 +1595,20 @@ impl<'m> Executor<'m> {
         }
     }
 
-    fn may(&mut self, st: &ExecutionState, cs: &[ExprId]) -> Res<bool> {
-        let (last, init) = cs.split_last().expect("non-empty");
-        self.solver.may_be_true(&self.pool, init, *last).map_err(|e| self.solver_error(st, e))
+    fn may(&mut self, st: &ExecutionState, cond: ExprId) -> Res<bool> {
+        self.solver.may_be_true(&self.pool, &st.constraints, cond).map_err(|e| self.solver_error(st, e))
+    }
+
+    fn must(&mut self, st: &ExecutionState, cond: ExprId) -> Res<bool> {
+        self.solver.must_be_true(&self.pool, &st.constraints, cond).map_err(|e| self.solver_error(st, e))
+    }
+
+    /// `base <= e < base + osize`.
+    fn in_range(&mut self, e: ExprId, base: u64, osize: u64) -> ExprId {
+        let lo = self.pool.constant(64, u128::from(base));
+        let hi = self.pool.constant(64, u128::from(base + osize.max(1)));
+        let (ge, lt) = (self.pool.uge(e, lo), self.pool.ult(e, hi));
+        self.pool.bool_and(ge, lt)
     }
 
     fn bad_pointer(&self, st: &ExecutionState, a: u64, size: u64) -> Stop {

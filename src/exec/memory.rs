@@ -276,6 +276,16 @@ impl AddressSpace {
         (addr < b + s.max(1)).then_some((b, s))
     }
 
+    /// Objects at or below `addr`, nearest first.
+    pub fn below(&self, addr: u64) -> impl Iterator<Item = &Rc<ObjectState>> {
+        self.objects.range(..=addr).rev().map(|(_, o)| o)
+    }
+
+    /// Objects above `addr`, nearest first.
+    pub fn above(&self, addr: u64) -> impl Iterator<Item = &Rc<ObjectState>> {
+        self.objects.range(addr.saturating_add(1)..).map(|(_, o)| o)
+    }
+
     /// Every object, in address order.
     pub fn objects(&self) -> impl Iterator<Item = &Rc<ObjectState>> {
         self.objects.values()

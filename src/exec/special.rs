@@ -121,18 +121,15 @@ impl Executor<'_> {
                 if l >= h {
                     return Err(self.error(st, ErrorKind::User("user".into()), format!("invalid klee_range({l}, {h})")));
                 }
-                if l + 1 == h {
-                    int(lo)
-                } else {
-                    let name = self.name_arg(st, &arg(2))?;
-                    let x = self.fresh_int(st, name);
-                    let e = self.expr(&x, 32);
-                    let (kl, kh) = (self.pool.constant(32, lo), self.pool.constant(32, hi));
-                    let ge = self.pool.sge(e, kl);
-                    let lt = self.pool.slt(e, kh);
-                    st.constraints.extend([ge, lt]);
-                    Some(x)
-                }
+                // Always an input object, as the native replay runtime reads one.
+                let name = self.name_arg(st, &arg(2))?;
+                let x = self.fresh_int(st, name);
+                let e = self.expr(&x, 32);
+                let (kl, kh) = (self.pool.constant(32, lo), self.pool.constant(32, hi));
+                let ge = self.pool.sge(e, kl);
+                let lt = self.pool.slt(e, kh);
+                st.constraints.extend([ge, lt]);
+                Some(x)
             }
             Handler::Assume => {
                 let v = arg(0);

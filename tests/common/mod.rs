@@ -101,3 +101,54 @@ pub fn run_native(bin: &Path, secs: u64) -> Option<psychic::replay::Outcome> {
     let out = psychic::replay::run(&req).expect("run native binary");
     (!out.timed_out).then_some(out)
 }
+
+/// Replays every path that has a test (exit or error) natively, once per
+/// revision of the path, and checks the native outcome: exit status and
+/// stdout for exits, a crash for errors. Returns how many runs replayed.
+pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &Path) -> usize {
+    use psychic::expr::Assignment;
+    use psychic::ktest::{KTest, Object};
+    let mut runs = 0;
+    for (i, p) in paths.iter().enumerate() {
+        if matches!(p.termination, Termination::Silent | Termination::Early { .. }) {
+            continue;
+        }
+        let arrays: Vec<_> = p.symbolics.iter().map(|s| s.array).collect();
+        let model = ex.solver.get_model(&ex.pool, &p.constraints, &arrays).unwrap().expect("a halted path is feasible");
+        let mut assignment = Assignment::new();
+        let mut kt = KTest { args: vec!["program".into()], ..KTest::default() };
+        for (s, bytes) in p.symbolics.iter().zip(model) {
+            assignment.set_bytes(s.array, &bytes);
+            kt.objects.push(Object { name: s.name.clone(), bytes });
+        }
+        let ktest = dir.join(format!("test{i:06}.ktest"));
+        kt.write(&ktest).unwrap();
+        let expected: Vec<u8> = p
+            .outputs
+            .iter()
+            .filter(|e| e.stream() == Stream::Stdout)
+            .flat_map(|e| e.render(&ex.pool, &assignment))
+            .collect();
+        for r in p.revisions.iter() {
+            let req = psychic::replay::Request::new(bin, Some(&ktest), r as usize);
+            let out = psychic::replay::run(&req).unwrap();
+            match &p.termination {
+                Termination::Exit { status } => {
+                    let s = ex.pool.eval(*status, &assignment) as i32 & 0xff;
+                    assert_eq!(out.exit_status, Some(s), "path {i} revision {r}: {kt:?} {}", out.status_text());
+                    assert_eq!(
+                        String::from_utf8_lossy(&out.stdout),
+                        String::from_utf8_lossy(&expected),
+                        "path {i} revision {r}: stdout of {kt:?}"
+                    );
+                }
+                Termination::Error { kind, .. } => {
+                    assert!(out.signal.is_some(), "path {i} ({kind}) revision {r}: native {} on {kt:?}", out.status_text());
+                }
+                _ => unreachable!(),
+            }
+            runs += 1;
+        }
+    }
+    runs
+}

@@ -1,0 +1,29 @@
+/* A meta program of three revisions: 0 and 1 share the variant at site 1
+ * (one switch case list), revision 2 differs; site 2 only changes what
+ * revision 2 prints. */
+#include <klee/klee.h>
+#include <stdio.h>
+
+const int __psychic_revisions = 3;
+
+int main(void) {
+  int x;
+  klee_make_symbolic(&x, sizeof x, "x");
+  klee_assume(x > -1000 && x < 1000);
+  int y;
+  switch (__klee_meta(1)) {
+  case 0:
+  case 1:
+    y = x + 1;
+    break;
+  default:
+    y = x - 1;
+  }
+  if (y > 10)
+    printf("big\n");
+  else
+    printf("small\n");
+  int k = __klee_meta(2);
+  printf("%d\n", y * (k == 2 ? 3 : 2));
+  return 0;
+}

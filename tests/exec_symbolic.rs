@@ -1,0 +1,214 @@
+//! Symbolic execution: path counts on small programs, error paths, and
+//! revision sets. Every generated input replays natively (ASan build) to the
+//! outcome the engine predicted.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use psychic::compile::NativeOptions;
+use psychic::exec::{ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination};
+use psychic::ir::Module;
+
+struct Explored {
+    dir: tempfile::TempDir,
+    bin: std::path::PathBuf,
+    module: Module,
+}
+
+fn build(src: &std::path::Path) -> Explored {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = common::bitcode(src, dir.path(), false, &[]);
+    let bin = dir.path().join("native-asan");
+    common::toolchain().native(src, &bin, &NativeOptions { sanitize: true }).unwrap();
+    let module = Module::load(&bc).unwrap();
+    Explored { dir, bin, module }
+}
+
+/// Explores a fixture, replays every test natively, and hands back the paths.
+fn explore(rel: &str, cfg: ExecConfig, check: impl FnOnce(&mut Executor, &RunSummary)) {
+    let e = build(&common::fixture(rel));
+    let mut ex = Executor::new(&e.module, cfg).unwrap();
+    let s = ex.run();
+    check(&mut ex, &s);
+    let runs = common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+    assert!(runs > 0, "nothing replayed");
+}
+
+fn kinds(paths: &[HaltedPath]) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for p in paths {
+        let k = match &p.termination {
+            Termination::Exit { .. } => "exit".to_string(),
+            Termination::Error { kind, .. } => kind.to_string(),
+            Termination::Silent => "silent".into(),
+            Termination::Early { .. } => "early".into(),
+        };
+        *out.entry(k).or_default() += 1;
+    }
+    out
+}
+
+#[test]
+fn get_sign_has_three_paths_with_every_searcher() {
+    for search in [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew, SearchKind::Default] {
+        explore("symbolic/get_sign.c", ExecConfig { search, ..ExecConfig::default() }, |ex, s| {
+            assert_eq!(s.paths.len(), 3, "{search:?}");
+            let mut statuses: Vec<u128> = s
+                .paths
+                .iter()
+                .map(|p| match p.termination {
+                    Termination::Exit { status } => ex.pool.as_const(status).expect("constant status"),
+                    _ => panic!("{:?}", p.termination),
+                })
+                .collect();
+            statuses.sort();
+            assert_eq!(statuses, vec![0, 1, 0xffff_ffff]);
+            assert_eq!(s.stats.forks, 2);
+        });
+    }
+}
+
+#[test]
+fn symbolic_index_reads_and_finds_the_overflow() {
+    explore("symbolic/array_index.c", ExecConfig::default(), |_, s| {
+        let k = kinds(&s.paths);
+        assert_eq!(k.get("exit"), Some(&2), "{k:?}");
+        assert_eq!(k.get("ptr"), Some(&1), "{k:?}");
+        assert_eq!(s.paths.len(), 3);
+    });
+}
+
+#[test]
+fn regexp_matcher_explores_every_pattern_shape() {
+    explore("symbolic/regexp.c", ExecConfig::default(), |_, s| {
+        let k = kinds(&s.paths);
+        assert_eq!(k.keys().collect::<Vec<_>>(), vec!["exit"], "no errors in the matcher: {k:?}");
+        // Every pattern of three symbolic bytes over "hello" (KLEE finds the same number).
+        assert!(s.paths.len() > 50, "{} paths", s.paths.len());
+    });
+}
+
+#[test]
+fn meta_program_splits_revision_sets_without_the_solver() {
+    explore("symbolic/meta.c", ExecConfig::default(), |ex, s| {
+        // Site 1: {0,1} share a variant, {2} differs; each then branches on
+        // y > 10. Site 2 separates nothing new: revision 2 already runs alone.
+        let mut sets: Vec<(RevSet, bool)> = s
+            .paths
+            .iter()
+            .filter(|p| matches!(p.termination, Termination::Exit { .. }))
+            .map(|p| {
+                let big = p.outputs.iter().any(|e| e.render(&ex.pool, &Default::default()).starts_with(b"big"));
+                (p.revisions, big)
+            })
+            .collect();
+        sets.sort();
+        let r01: RevSet = [0, 1].into_iter().collect();
+        let r2 = RevSet::singleton(2);
+        assert_eq!(sets.len(), 4, "{sets:?}");
+        assert!(sets.contains(&(r01, true)) && sets.contains(&(r01, false)), "{sets:?}");
+        assert!(sets.contains(&(r2, true)) && sets.contains(&(r2, false)), "{sets:?}");
+        assert!(s.stats.revision_splits >= 1);
+        for p in &s.paths {
+            for c in &p.constraints {
+                assert!(!ex.pool.mentions_revision(*c), "a path constraint mentions the revision");
+            }
+        }
+    });
+}
+
+/// One small program per error kind, each compiled at test time.
+#[test]
+fn every_error_kind_is_reported_with_its_location() {
+    let cases: &[(&str, &str, ErrorKind)] = &[
+        ("null", "int *p = 0; if (x == 3) return *p; return 0;", ErrorKind::Ptr),
+        ("oob", "int a[4] = {0}; if (x > 0 && x < 10) return a[x + 3]; return 0;", ErrorKind::Ptr),
+        ("uaf", "int *p = malloc(8); *p = 1; free(p); if (x == 1) return *p; return 0;", ErrorKind::Ptr),
+        ("double_free", "char *p = malloc(8); free(p); if (x == 2) free(p); return 0;", ErrorKind::Free),
+        ("readonly", "char *s = \"abc\"; if (x == 5) s[0] = 'x'; return s[1];", ErrorKind::ReadOnly),
+        ("div", "return 100 / (x - 7);", ErrorKind::Div),
+        ("rem", "return 100 % x;", ErrorKind::Div),
+        ("assert", "klee_assert(x != 42); return 0;", ErrorKind::Assert),
+        ("abort", "if (x == 9) abort(); return 0;", ErrorKind::Abort),
+        ("user", "if (x == 4) klee_report_error(__FILE__, __LINE__, \"bad x\", \"bad\"); return 0;", ErrorKind::User("bad".into())),
+        ("unreachable", "if (x == 11) __builtin_unreachable(); return 0;", ErrorKind::Exec),
+        ("external", "extern int no_such_function(int); if (x == 12) return no_such_function(x); return 0;", ErrorKind::External),
+        ("fnptr", "int (*f)(void) = (int (*)(void))(long)x; if (x == 77) return f(); return 0;", ErrorKind::Exec),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body, kind) in cases {
+        let src = dir.path().join(format!("{name}.c"));
+        std::fs::write(
+            &src,
+            format!(
+                "#include <klee/klee.h>\n#include <stdlib.h>\nint main(void) {{\n  int x;\n  klee_make_symbolic(&x, sizeof x, \"x\");\n  {body}\n}}\n"
+            ),
+        )
+        .unwrap();
+        let bc = common::bitcode(&src, dir.path(), false, &[]);
+        let m = Module::load(&bc).unwrap();
+        let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+        let s = ex.run();
+        let errs: Vec<&Termination> = s.paths.iter().map(|p| &p.termination).filter(|t| t.error_kind().is_some()).collect();
+        assert!(
+            errs.iter().any(|t| t.error_kind() == Some(kind)),
+            "{name}: expected a {kind} error, got {:?}",
+            s.paths.iter().map(|p| &p.termination).collect::<Vec<_>>()
+        );
+        for t in errs {
+            if let Termination::Error { location, .. } = t {
+                let loc = location.as_deref().unwrap_or("");
+                assert!(loc.contains(&format!("{name}.c:")), "{name}: location {loc:?}");
+            }
+        }
+        assert!(
+            s.paths.iter().any(|p| matches!(p.termination, Termination::Exit { .. })),
+            "{name}: the error-free side goes on"
+        );
+    }
+}
+
+#[test]
+fn overshift_is_an_error_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("shift.c");
+    std::fs::write(
+        &src,
+        "#include <klee/klee.h>\nint main(void) { unsigned x; klee_make_symbolic(&x, sizeof x, \"x\"); return (1u << x) == 0; }\n",
+    )
+    .unwrap();
+    let bc = common::bitcode(&src, dir.path(), false, &[]);
+    let m = Module::load(&bc).unwrap();
+    for check in [false, true] {
+        let mut ex = Executor::new(&m, ExecConfig { check_overshift: check, ..ExecConfig::default() }).unwrap();
+        let s = ex.run();
+        let k = kinds(&s.paths);
+        assert_eq!(k.contains_key("overshift"), check, "{k:?}");
+    }
+}
+
+#[test]
+fn unsupported_instruction_ends_only_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("asm.c");
+    std::fs::write(
+        &src,
+        "#include <klee/klee.h>\nint main(void) { int x; klee_make_symbolic(&x, sizeof x, \"x\");\n if (x == 5) { __asm__ volatile(\"nop\"); }\n return 0; }\n",
+    )
+    .unwrap();
+    let bc = common::bitcode(&src, dir.path(), false, &[]);
+    let m = Module::load(&bc).unwrap();
+    let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+    let s = ex.run();
+    let k = kinds(&s.paths);
+    assert_eq!(k.get("unhandled"), Some(&1), "{k:?}");
+    assert_eq!(k.get("exit"), Some(&1), "{k:?}");
+    let t = s.paths.iter().find_map(|p| match &p.termination {
+        Termination::Error { message, location, .. } => Some((message.clone(), location.clone())),
+        _ => None,
+    });
+    let (msg, loc) = t.unwrap();
+    assert!(msg.contains("inline assembly"), "{msg}");
+    assert!(loc.unwrap().contains("asm.c:3"), "reported at the line of the asm");
+}
