@@ -5,6 +5,7 @@
 //! → `diff` (with `replay`) → `cluster` → `report`. `cli` drives them.
 
 pub mod cli;
+pub mod cluster;
 pub mod compile;
 pub mod ktest;
 pub mod replay;
