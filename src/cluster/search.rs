@@ -18,6 +18,9 @@ impl Default for SearchBudget {
     }
 }
 
+/// A test's split of a cluster set: (outcome class, clusters with that class).
+type Groups = Vec<(u32, Vec<usize>)>;
+
 /// The problem seen from the clusters: `class[t][c]` is the outcome class of
 /// cluster `c` under test `t` (well defined: a cluster's revisions agree on
 /// every test). Tests that induce the same partition are merged; the first id is
@@ -52,9 +55,9 @@ impl Problem {
 
     /// The groups `set` falls into under test `t`, as (class, members), ordered
     /// by class of first member; `None` if `t` does not split `set`.
-    fn split(&self, t: usize, set: &[usize]) -> Option<Vec<(u32, Vec<usize>)>> {
+    fn split(&self, t: usize, set: &[usize]) -> Option<Groups> {
         let classes = &self.tests[t].1;
-        let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+        let mut groups: Groups = Vec::new();
         for &c in set {
             match groups.iter_mut().find(|g| g.0 == classes[c]) {
                 Some(g) => g.1.push(c),
@@ -134,7 +137,7 @@ impl TreeSearch<'_> {
         }
         // Try the tests that split the set most evenly first: they tend to give
         // the lowest trees, which tightens nothing here but finds success sooner.
-        let mut candidates: Vec<(usize, Vec<(u32, Vec<usize>)>)> = (0..self.problem.tests.len())
+        let mut candidates: Vec<(usize, Groups)> = (0..self.problem.tests.len())
             .filter_map(|t| self.problem.split(t, set).map(|g| (t, g)))
             .collect();
         candidates.sort_by_key(|(t, g)| (g.iter().map(|x| x.1.len()).max().unwrap_or(0), *t));
