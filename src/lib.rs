@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod compile;
+pub mod diff;
 pub mod ktest;
 pub mod replay;
 pub mod runtime;
