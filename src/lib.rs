@@ -10,4 +10,5 @@ pub mod compile;
 pub mod diff;
 pub mod ktest;
 pub mod replay;
+pub mod report;
 pub mod runtime;
