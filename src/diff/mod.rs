@@ -1,4 +1,245 @@
 //! The differentiator: candidate tests from pairs of halted paths of different
-//! revisions, confirmed by native replay.
+//! revisions, confirmed at once by native replay.
+//!
+//! When a path halts, it is paired with every earlier halted path whose
+//! revisions are disjoint from its own and that still holds a revision not yet
+//! told apart from one of its own. For each such pair the solver looks for an
+//! input that satisfies both path conditions and makes a selected output differ
+//! ([`outputs::difference`]). The input becomes a ktest, which runs natively on
+//! every revision; the outcomes split the revisions into classes, and every
+//! pair in different classes counts as told apart from then on. Revisions that
+//! share a path need no query among them: they behave alike on it.
 
 pub mod confirm;
+pub mod outputs;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
+use crate::ktest::{self, KTest};
+
+use confirm::{Observation, OutputSelection, TestInput};
+
+#[derive(Debug, Clone)]
+pub struct DiffConfig {
+    pub outputs: OutputSelection,
+    /// The limit of one native run.
+    pub replay_timeout: Duration,
+    /// Native runs at once.
+    pub jobs: usize,
+}
+
+impl Default for DiffConfig {
+    fn default() -> Self {
+        DiffConfig { outputs: OutputSelection::default(), replay_timeout: Duration::from_secs(5), jobs: 2 }
+    }
+}
+
+/// A test whose native replay showed the difference the engine predicted.
+#[derive(Debug, Clone)]
+pub struct ConfirmedTest {
+    /// 1-based, in order of confirmation.
+    pub id: usize,
+    pub ktest_path: PathBuf,
+    pub ktest: KTest,
+    /// One per revision.
+    pub observations: Vec<Observation>,
+    /// The outcome class of each revision.
+    pub classes: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DiffStats {
+    /// Halted paths kept for pairing (those that end with a test).
+    pub halted: u64,
+    /// Pairs of halted paths with disjoint revisions.
+    pub pairs: u64,
+    /// Pairs skipped because every revision pair across them was told apart.
+    pub pairs_distinguished: u64,
+    /// Pairs whose outputs are the same expressions: no query needed.
+    pub pairs_identical: u64,
+    pub queries: u64,
+    pub queries_unsat: u64,
+    pub solver_errors: u64,
+    pub candidates: u64,
+    pub confirmed: u64,
+    /// Candidates whose native runs did not differ where the engine said.
+    pub disagreements: u64,
+    /// Candidates whose two paths made different input objects.
+    pub incompatible_inputs: u64,
+}
+
+/// The halt observer that generates and confirms differential tests.
+pub struct Differentiator<'a> {
+    cfg: DiffConfig,
+    binary: &'a Path,
+    revisions: usize,
+    /// Where confirmed tests go (`testNNNNNN.ktest`), and where candidates
+    /// that did not confirm go, for inspection.
+    tests_dir: PathBuf,
+    disagreements_dir: PathBuf,
+    /// argv recorded in every ktest.
+    program_args: Vec<String>,
+    halted: Vec<HaltedPath>,
+    /// `told_apart[a * n + b]`: some confirmed test separates a and b.
+    told_apart: Vec<bool>,
+    pairs_left: usize,
+    pub tests: Vec<ConfirmedTest>,
+    pub stats: DiffStats,
+    /// An I/O failure during confirmation; the run stops and reports it.
+    pub error: Option<std::io::Error>,
+}
+
+impl<'a> Differentiator<'a> {
+    /// `binary` is the meta program's native build; ktests go under `out_dir`.
+    pub fn new(cfg: DiffConfig, binary: &'a Path, revisions: usize, out_dir: &Path, program_args: Vec<String>) -> Self {
+        Differentiator {
+            cfg,
+            binary,
+            revisions,
+            tests_dir: out_dir.join("tests"),
+            disagreements_dir: out_dir.join("disagreements"),
+            program_args,
+            halted: Vec::new(),
+            told_apart: vec![false; revisions * revisions],
+            pairs_left: revisions * revisions.saturating_sub(1) / 2,
+            tests: Vec::new(),
+            stats: DiffStats::default(),
+            error: None,
+        }
+    }
+
+    /// Every pair of revisions is told apart: nothing more to learn.
+    pub fn done(&self) -> bool {
+        self.pairs_left == 0
+    }
+
+    fn apart(&self, a: u32, b: u32) -> bool {
+        self.told_apart[a as usize * self.revisions + b as usize]
+    }
+
+    /// Some revision of `x` is not yet told apart from some revision of `y`.
+    fn worth_pairing(&self, x: &RevSet, y: &RevSet) -> bool {
+        x.iter().any(|a| y.iter().any(|b| !self.apart(a, b)))
+    }
+
+    fn record(&mut self, classes: &[u32]) {
+        for a in 0..self.revisions {
+            for b in a + 1..self.revisions {
+                if classes[a] != classes[b] && !self.told_apart[a * self.revisions + b] {
+                    self.told_apart[a * self.revisions + b] = true;
+                    self.told_apart[b * self.revisions + a] = true;
+                    self.pairs_left -= 1;
+                }
+            }
+        }
+    }
+
+    fn try_pair(&mut self, h: &HaltedPath, g_index: usize, cx: &mut HaltContext<'_>) -> std::io::Result<()> {
+        let g = &self.halted[g_index];
+        let Some(diff) = outputs::difference(cx.pool, h, g, self.cfg.outputs) else { return Ok(()) };
+        if cx.pool.as_const(diff) == Some(0) {
+            self.stats.pairs_identical += 1;
+            return Ok(());
+        }
+        let Some(objects) = common_objects(&h.symbolics, &g.symbolics) else {
+            self.stats.incompatible_inputs += 1;
+            return Ok(());
+        };
+        let mut constraints = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
+        constraints.extend_from_slice(&h.constraints);
+        constraints.extend_from_slice(&g.constraints);
+        constraints.push(diff);
+        self.stats.queries += 1;
+        let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
+        let model = match cx.solver.get_model(cx.pool, &constraints, &arrays) {
+            Ok(Some(model)) => model,
+            Ok(None) => {
+                self.stats.queries_unsat += 1;
+                return Ok(());
+            }
+            Err(_) => {
+                self.stats.solver_errors += 1;
+                return Ok(());
+            }
+        };
+        self.stats.candidates += 1;
+        let ktest = KTest {
+            args: self.program_args.clone(),
+            sym_argvs: 0,
+            sym_argv_len: 0,
+            objects: objects
+                .iter()
+                .zip(model)
+                .map(|(o, bytes)| ktest::Object { name: o.name.clone(), bytes })
+                .collect(),
+        };
+        let (h_revs, g_revs) = (h.revisions, g.revisions);
+        self.confirm(ktest, &h_revs, &g_revs)
+    }
+
+    /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
+    /// `y` differ natively as predicted.
+    fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.tests_dir)?;
+        let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
+        ktest.write(&candidate).map_err(std::io::Error::other)?;
+        let input = TestInput { ktest: candidate.clone(), args: Vec::new(), stdin: Vec::new() };
+        let row = confirm::replay_all(self.binary, self.revisions, &[input], self.cfg.replay_timeout, self.cfg.jobs)?
+            .pop()
+            .expect("one test in, one row out");
+        let classes = confirm::classes(&row, self.cfg.outputs);
+        let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
+        if !confirmed {
+            self.stats.disagreements += 1;
+            std::fs::create_dir_all(&self.disagreements_dir)?;
+            let name = format!("candidate{:06}.ktest", self.stats.candidates);
+            return std::fs::rename(&candidate, self.disagreements_dir.join(name));
+        }
+        self.stats.confirmed += 1;
+        let id = self.tests.len() + 1;
+        let path = self.tests_dir.join(format!("test{id:06}.ktest"));
+        std::fs::rename(&candidate, &path)?;
+        self.record(&classes);
+        self.tests.push(ConfirmedTest { id, ktest_path: path, ktest, observations: row, classes });
+        Ok(())
+    }
+}
+
+impl HaltObserver for Differentiator<'_> {
+    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+        if matches!(path.termination, Termination::Silent | Termination::Early { .. }) {
+            return Control::Continue;
+        }
+        self.stats.halted += 1;
+        for g in 0..self.halted.len() {
+            if self.done() {
+                break;
+            }
+            let other = &self.halted[g].revisions;
+            if !path.revisions.intersect(other).is_empty() {
+                continue;
+            }
+            self.stats.pairs += 1;
+            if !self.worth_pairing(&path.revisions, other) {
+                self.stats.pairs_distinguished += 1;
+                continue;
+            }
+            if let Err(e) = self.try_pair(path, g, cx) {
+                self.error = Some(e);
+                return Control::Stop;
+            }
+        }
+        self.halted.push(path.clone());
+        if self.done() { Control::Stop } else { Control::Continue }
+    }
+}
+
+/// The input objects of a test that both paths accept: one path's sequence must
+/// be a prefix of the other's (the same arrays at the same positions); the
+/// longer one is the test's.
+fn common_objects(a: &[SymbolicObject], b: &[SymbolicObject]) -> Option<Vec<SymbolicObject>> {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    (long[..short.len()] == *short).then(|| long.to_vec())
+}

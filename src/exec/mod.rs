@@ -144,6 +144,14 @@ pub trait HaltObserver {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control;
 }
 
+/// Lends an observer to the executor, so the caller reads its results after
+/// the run.
+impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
+    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+        (**self).on_halt(path, cx)
+    }
+}
+
 /// The result of [`Executor::run`].
 #[derive(Debug)]
 pub struct RunSummary {
