@@ -212,3 +212,118 @@ fn unsupported_instruction_ends_only_its_path() {
     assert!(msg.contains("inline assembly"), "{msg}");
     assert!(loc.unwrap().contains("asm.c:3"), "reported at the line of the asm");
 }
+
+#[test]
+fn data_only_divergence_splits_outputs_at_halt() {
+    explore("symbolic/meta_outputs.c", ExecConfig::default(), |ex, s| {
+        let exits: Vec<&HaltedPath> =
+            s.paths.iter().filter(|p| matches!(p.termination, Termination::Exit { .. })).collect();
+        // The ?: on the revision is decided by a revision split ({0,1,2} vs
+        // {3}), never by the solver; then each state runs alone.
+        let mut sets: Vec<RevSet> = exits.iter().map(|p| p.revisions).collect();
+        sets.sort();
+        assert_eq!(sets, vec![[0, 1, 2].into_iter().collect(), RevSet::singleton(3)]);
+        for p in &exits {
+            assert_eq!(p.annotations.len(), 1);
+            assert_eq!(p.annotations[0].name, "y");
+            assert_eq!(p.annotations[0].bytes.len(), 4);
+            for b in &p.annotations[0].bytes {
+                assert!(!ex.pool.mentions_revision(*b));
+            }
+            assert!(matches!(p.outputs[0], psychic::exec::OutputEvent::Format { .. }), "symbolic printf stays structured");
+        }
+    });
+}
+
+#[test]
+fn loop_with_symbolic_bound_has_one_path_per_trip_count() {
+    explore("symbolic/loops.c", ExecConfig::default(), |_, s| {
+        let exits = s.paths.iter().filter(|p| matches!(p.termination, Termination::Exit { .. })).count();
+        assert_eq!(exits, 11);
+    });
+}
+
+#[test]
+fn symbolic_pointer_forks_over_its_objects() {
+    explore("symbolic/pointers.c", ExecConfig { search: SearchKind::Bfs, ..ExecConfig::default() }, |_, s| {
+        let k = kinds(&s.paths);
+        // which x idx = 6 feasible (object, offset) pairs; the pointer
+        // resolves to a, b and pts: one state per object, each with a
+        // symbolic offset, then the printed values fork no further.
+        assert_eq!(k.get("exit"), Some(&3), "{k:?}");
+        assert!(!k.contains_key("ptr"), "{k:?}");
+    });
+}
+
+#[test]
+fn limits_stop_the_run_and_end_states_early() {
+    let e = build(&common::fixture("symbolic/regexp.c"));
+    let cfg = ExecConfig { max_instructions: Some(2_000), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert!(s.stopped_early.as_deref().unwrap_or("").contains("max-instructions"), "{:?}", s.stopped_early);
+    assert!(s.stats.paths_early > 0);
+    let cfg = ExecConfig { max_depth: Some(3), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert!(s.paths.iter().all(|p| p.depth <= 3));
+    assert!(s.stats.paths_early > 0, "paths that would fork deeper end early");
+    let cfg = ExecConfig { max_forks: Some(5), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert_eq!(s.stats.forks, 5);
+    assert_eq!(s.paths.len(), 6, "after the last fork every state follows one side");
+    let cfg = ExecConfig { max_time: Some(std::time::Duration::ZERO), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert!(s.stopped_early.as_deref().unwrap_or("").contains("max-time"));
+}
+
+#[test]
+fn solver_timeout_ends_only_the_state_that_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("hard.c");
+    std::fs::write(
+        &src,
+        r#"#include <klee/klee.h>
+#include <stdint.h>
+int main(void) {
+  uint64_t a, b; int c;
+  klee_make_symbolic(&a, sizeof a, "a");
+  klee_make_symbolic(&b, sizeof b, "b");
+  klee_make_symbolic(&c, sizeof c, "c");
+  if (c == 1) {
+    if (a * b == 0x9e3779b97f4a7c15ull && a > 3 && b > 3 && a * a / b == 0x1234567ull) return 2;
+    return 3;
+  }
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let bc = common::bitcode(&src, dir.path(), false, &[]);
+    let m = Module::load(&bc).unwrap();
+    let cfg = ExecConfig { max_solver_time: std::time::Duration::from_millis(200), ..ExecConfig::default() };
+    let s = Executor::new(&m, cfg).unwrap().run();
+    let k = kinds(&s.paths);
+    assert!(k.get("solver").is_some_and(|&n| n >= 1), "{k:?}");
+    assert!(k.get("exit").is_some_and(|&n| n >= 1), "the other paths go on: {k:?}");
+}
+
+#[test]
+fn halt_observer_sees_every_path_and_may_stop_the_run() {
+    use psychic::exec::{Control, HaltContext, HaltObserver};
+    struct Count(std::rc::Rc<std::cell::Cell<usize>>, usize);
+    impl HaltObserver for Count {
+        fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+            // The observer can query the solver on the halted path.
+            let arrays: Vec<_> = path.symbolics.iter().map(|s| s.array).collect();
+            assert!(cx.solver.get_model(cx.pool, &path.constraints, &arrays).unwrap().is_some());
+            self.0.set(self.0.get() + 1);
+            if self.0.get() >= self.1 { Control::Stop } else { Control::Continue }
+        }
+    }
+    let e = build(&common::fixture("symbolic/regexp.c"));
+    let seen = std::rc::Rc::new(std::cell::Cell::new(0));
+    let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+    ex.set_observer(Box::new(Count(seen.clone(), 5)));
+    let s = ex.run();
+    assert!(s.stopped_early.as_deref().unwrap_or("").contains("observer"));
+    assert_eq!(seen.get(), s.paths.len(), "the observer saw every halted path");
+}
