@@ -67,7 +67,12 @@ fn case(seed: u64, opt2: bool) -> Case {
     let out = common::stdout_of(p);
     let status = match &p.termination {
         Termination::Exit { status } => ex.pool.as_const(*status).map(|s| s as i32 & 0xff),
-        t => return Case::Disagree(format!("seed {seed}: engine ended with {t:?}; native: {}", native.status_text())),
+        t => {
+            return Case::Disagree(format!(
+                "seed {seed}: engine ended with {t:?}; native: {}",
+                native.status_text()
+            ));
+        }
     };
     if out != native.stdout || status != native.exit_status {
         return Case::Disagree(format!(

@@ -7,7 +7,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use psychic::compile::NativeOptions;
-use psychic::exec::{ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination};
+use psychic::exec::{
+    ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination,
+};
 use psychic::ir::Module;
 
 struct Explored {
@@ -51,7 +53,9 @@ fn kinds(paths: &[HaltedPath]) -> BTreeMap<String, usize> {
 
 #[test]
 fn get_sign_has_three_paths_with_every_searcher() {
-    for search in [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew, SearchKind::Default] {
+    for search in
+        [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew, SearchKind::Default]
+    {
         explore("symbolic/get_sign.c", ExecConfig { search, ..ExecConfig::default() }, |ex, s| {
             assert_eq!(s.paths.len(), 3, "{search:?}");
             let mut statuses: Vec<u128> = s
@@ -99,7 +103,8 @@ fn meta_program_splits_revision_sets_without_the_solver() {
             .iter()
             .filter(|p| matches!(p.termination, Termination::Exit { .. }))
             .map(|p| {
-                let big = p.outputs.iter().any(|e| e.render(&ex.pool, &Default::default()).starts_with(b"big"));
+                let big =
+                    p.outputs.iter().any(|e| e.render(&ex.pool, &Default::default()).starts_with(b"big"));
                 (p.revisions, big)
             })
             .collect();
@@ -131,10 +136,22 @@ fn every_error_kind_is_reported_with_its_location() {
         ("rem", "return 100 % x;", ErrorKind::Div),
         ("assert", "klee_assert(x != 42); return 0;", ErrorKind::Assert),
         ("abort", "if (x == 9) abort(); return 0;", ErrorKind::Abort),
-        ("user", "if (x == 4) klee_report_error(__FILE__, __LINE__, \"bad x\", \"bad\"); return 0;", ErrorKind::User("bad".into())),
+        (
+            "user",
+            "if (x == 4) klee_report_error(__FILE__, __LINE__, \"bad x\", \"bad\"); return 0;",
+            ErrorKind::User("bad".into()),
+        ),
         ("unreachable", "if (x == 11) __builtin_unreachable(); return 0;", ErrorKind::Exec),
-        ("external", "extern int no_such_function(int); if (x == 12) return no_such_function(x); return 0;", ErrorKind::External),
-        ("fnptr", "int (*f)(void) = (int (*)(void))(long)x; if (x == 77) return f(); return 0;", ErrorKind::Exec),
+        (
+            "external",
+            "extern int no_such_function(int); if (x == 12) return no_such_function(x); return 0;",
+            ErrorKind::External,
+        ),
+        (
+            "fnptr",
+            "int (*f)(void) = (int (*)(void))(long)x; if (x == 77) return f(); return 0;",
+            ErrorKind::Exec,
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (name, body, kind) in cases {
@@ -150,7 +167,8 @@ fn every_error_kind_is_reported_with_its_location() {
         let m = Module::load(&bc).unwrap();
         let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
         let s = ex.run();
-        let errs: Vec<&Termination> = s.paths.iter().map(|p| &p.termination).filter(|t| t.error_kind().is_some()).collect();
+        let errs: Vec<&Termination> =
+            s.paths.iter().map(|p| &p.termination).filter(|t| t.error_kind().is_some()).collect();
         assert!(
             errs.iter().any(|t| t.error_kind() == Some(kind)),
             "{name}: expected a {kind} error, got {:?}",
@@ -181,7 +199,8 @@ fn overshift_is_an_error_only_when_asked() {
     let bc = common::bitcode(&src, dir.path(), false, &[]);
     let m = Module::load(&bc).unwrap();
     for check in [false, true] {
-        let mut ex = Executor::new(&m, ExecConfig { check_overshift: check, ..ExecConfig::default() }).unwrap();
+        let mut ex =
+            Executor::new(&m, ExecConfig { check_overshift: check, ..ExecConfig::default() }).unwrap();
         let s = ex.run();
         let k = kinds(&s.paths);
         assert_eq!(k.contains_key("overshift"), check, "{k:?}");
@@ -230,7 +249,10 @@ fn data_only_divergence_splits_outputs_at_halt() {
             for b in &p.annotations[0].bytes {
                 assert!(!ex.pool.mentions_revision(*b));
             }
-            assert!(matches!(p.outputs[0], psychic::exec::OutputEvent::Format { .. }), "symbolic printf stays structured");
+            assert!(
+                matches!(p.outputs[0], psychic::exec::OutputEvent::Format { .. }),
+                "symbolic printf stays structured"
+            );
         }
     });
 }
@@ -245,14 +267,18 @@ fn loop_with_symbolic_bound_has_one_path_per_trip_count() {
 
 #[test]
 fn symbolic_pointer_forks_over_its_objects() {
-    explore("symbolic/pointers.c", ExecConfig { search: SearchKind::Bfs, ..ExecConfig::default() }, |_, s| {
-        let k = kinds(&s.paths);
-        // which x idx = 6 feasible (object, offset) pairs; the pointer
-        // resolves to a, b and pts: one state per object, each with a
-        // symbolic offset, then the printed values fork no further.
-        assert_eq!(k.get("exit"), Some(&3), "{k:?}");
-        assert!(!k.contains_key("ptr"), "{k:?}");
-    });
+    explore(
+        "symbolic/pointers.c",
+        ExecConfig { search: SearchKind::Bfs, ..ExecConfig::default() },
+        |_, s| {
+            let k = kinds(&s.paths);
+            // which x idx = 6 feasible (object, offset) pairs; the pointer
+            // resolves to a, b and pts: one state per object, each with a
+            // symbolic offset, then the printed values fork no further.
+            assert_eq!(k.get("exit"), Some(&3), "{k:?}");
+            assert!(!k.contains_key("ptr"), "{k:?}");
+        },
+    );
 }
 
 #[test]

@@ -11,16 +11,18 @@ use crate::ir::{
 };
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
-use super::memory::{AddressSpace, NULL_PAGE, ObjKind, ObjectState, byte_expr, to_byte};
+use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, StateId};
 use super::special::Handler;
 use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
 use super::value::{self, Byte, DivError, Value};
-use super::{Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary};
+use super::{
+    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary,
+};
 
 /// Instructions a state runs before the searcher chooses again.
-const QUANTUM: u32 = 10_000;
+const QUANTUM: u64 = 10_000;
 /// Objects a symbolic pointer is resolved to at most.
 const MAX_RESOLVE: usize = 64;
 
@@ -29,7 +31,7 @@ pub(super) enum Stop {
     /// The state forked for revisions (or pointer targets) before any side
     /// effect: every resulting state runs the instruction again.
     Restart,
-    Halt(Termination),
+    Halt(Box<Termination>),
 }
 
 pub(super) type Res<T> = Result<T, Stop>;
@@ -37,14 +39,14 @@ pub(super) type Res<T> = Result<T, Stop>;
 /// A resolved memory location: an object and an offset into it.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Place {
-    C { base: u64, off: u64 },
-    S { base: u64, off: ExprId },
+    C { obj: ObjId, off: u64 },
+    S { obj: ObjId, off: ExprId },
 }
 
 impl Place {
-    pub(super) fn base(&self) -> u64 {
+    pub(super) fn obj(&self) -> ObjId {
         match self {
-            Place::C { base, .. } | Place::S { base, .. } => *base,
+            Place::C { obj, .. } | Place::S { obj, .. } => *obj,
         }
     }
 }
@@ -89,8 +91,7 @@ impl<'m> Executor<'m> {
         }
         let solver = Solver::new(SolverConfig { timeout: cfg.max_solver_time, ..SolverConfig::default() });
         let consts = m.consts.iter().map(|c| const_value(m, c)).collect();
-        let handlers =
-            m.funcs.iter().map(|f| f.body.is_none().then(|| Handler::lookup(&f.name))).collect();
+        let handlers = m.funcs.iter().map(|f| f.body.is_none().then(|| Handler::lookup(&f.name))).collect();
         let covered =
             m.funcs.iter().map(|f| vec![false; f.body.as_ref().map_or(0, |b| b.blocks.len())]).collect();
         let stats = ExecStats {
@@ -276,8 +277,9 @@ impl<'m> Executor<'m> {
             let Some(g) = m.global_by_name.get(*name).map(|g| &m.globals[g.index()]) else { continue };
             if !g.defined && g.size == 8 {
                 let file = st.memory.allocate(FILE_SIZE, 8, ObjKind::Runtime);
-                let o = st.memory.get_mut(g.addr).expect("global");
-                o.write_concrete(&mut self.pool, 0, 8, u128::from(file));
+                let file = st.memory.object(file).base;
+                let gid = st.memory.at_base(g.addr).expect("global");
+                st.memory.object_mut(gid).write_concrete(&mut self.pool, 0, 8, u128::from(file));
                 self.std_streams[i] = Some(file);
             }
         }
@@ -292,12 +294,12 @@ impl<'m> Executor<'m> {
             for a in &self.cfg.argv {
                 let mut bytes = a.as_bytes().to_vec();
                 bytes.push(0);
-                let p = st.memory.allocate(bytes.len() as u64, 1, ObjKind::Runtime);
-                let o = st.memory.get_mut(p).expect("just allocated");
+                let id = st.memory.allocate(bytes.len() as u64, 1, ObjKind::Runtime);
+                let o = st.memory.object_mut(id);
                 for (i, b) in bytes.iter().enumerate() {
                     o.write_concrete(&mut self.pool, i as u64, 1, u128::from(*b));
                 }
-                ptrs.push(p);
+                ptrs.push(o.base);
             }
             ptrs.push(0);
             args.push(Value::Int(u128::from(self.pointer_array(&mut st, &ptrs))));
@@ -310,12 +312,12 @@ impl<'m> Executor<'m> {
     }
 
     fn pointer_array(&mut self, st: &mut ExecutionState, ptrs: &[u64]) -> u64 {
-        let a = st.memory.allocate(8 * ptrs.len() as u64, 8, ObjKind::Runtime);
-        let o = st.memory.get_mut(a).expect("just allocated");
+        let id = st.memory.allocate(8 * ptrs.len() as u64, 8, ObjKind::Runtime);
+        let o = st.memory.object_mut(id);
         for (i, p) in ptrs.iter().enumerate() {
             o.write_concrete(&mut self.pool, 8 * i as u64, 8, u128::from(*p));
         }
-        a
+        o.base
     }
 
     fn push_frame(&mut self, st: &mut ExecutionState, func: FuncId, args: Vec<Value>, ret_dst: Reg) {
@@ -360,7 +362,8 @@ impl<'m> Executor<'m> {
         };
         for p in split_path_by_revision(&mut self.pool, path) {
             if let Some(obs) = self.observer.as_mut() {
-                let mut cx = HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
+                let mut cx =
+                    HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
                 if obs.on_halt(&p, &mut cx) == Control::Stop && self.stop.is_none() {
                     self.stop = Some("stopped by the halt observer".into());
                 }
@@ -379,10 +382,15 @@ impl<'m> Executor<'m> {
 
     /// An error at the current instruction.
     pub(super) fn error(&self, st: &ExecutionState, kind: ErrorKind, message: impl Into<String>) -> Stop {
-        Stop::Halt(self.error_termination(st, kind, message.into()))
+        Stop::Halt(Box::new(self.error_termination(st, kind, message.into())))
     }
 
-    pub(super) fn error_termination(&self, st: &ExecutionState, kind: ErrorKind, message: String) -> Termination {
+    pub(super) fn error_termination(
+        &self,
+        st: &ExecutionState,
+        kind: ErrorKind,
+        message: String,
+    ) -> Termination {
         let f = st.frame();
         let body = self.m.func(f.func).body.as_ref().expect("defined");
         let location = self.m.loc_text(body.locs.get(f.pc as usize).copied().flatten());
@@ -399,23 +407,29 @@ impl<'m> Executor<'m> {
     /// Runs `st` until it halts, forks, or used its quantum.
     fn run_state(&mut self, st: &mut ExecutionState) -> Option<Termination> {
         let m = self.m;
-        for _ in 0..QUANTUM {
+        let mut n = 0u64;
+        let mut out = None;
+        while n < QUANTUM {
             let f = st.stack.last().expect("running state has a frame");
             let body = m.funcs[f.func.index()].body.as_ref().expect("defined");
             let inst = &body.insts[f.pc as usize];
-            st.instructions += 1;
-            st.since_new_cover += 1;
-            self.stats.instructions += 1;
+            n += 1;
             match self.exec(st, inst) {
                 Ok(()) => {}
-                Err(Stop::Restart) => return None,
-                Err(Stop::Halt(t)) => return Some(t),
+                Err(Stop::Restart) => break,
+                Err(Stop::Halt(t)) => {
+                    out = Some(*t);
+                    break;
+                }
             }
             if !self.forked.is_empty() {
-                return None;
+                break;
             }
         }
-        None
+        st.instructions += n;
+        st.since_new_cover += n;
+        self.stats.instructions += n;
+        out
     }
 
     #[inline]
@@ -426,7 +440,7 @@ impl<'m> Executor<'m> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn set(st: &mut ExecutionState, dst: Reg, v: Value) {
         if dst != NO_REG {
             st.frame_mut().regs[dst as usize] = v;
@@ -454,13 +468,25 @@ impl<'m> Executor<'m> {
         let v = match &inst.op {
             Op::Bin { op, width, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
-                self.lift2(st, &a, &b, &mut |ex, st, a, b| ex.binop(st, *op, *width, a, b))?
+                match (&a, &b) {
+                    (Value::Agg(_), _) => {
+                        self.lift2(st, &a, &b, &mut |ex, st, a, b| ex.binop(st, *op, *width, a, b))?
+                    }
+                    _ => self.binop(st, *op, *width, &a, &b)?,
+                }
             }
             Op::ICmp { pred, width, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    Self::set(st, inst.dst, Value::Int(value::icmp(*pred, *width, *x, *y) as u128));
+                    st.frame_mut().pc += 1;
+                    return Ok(());
+                }
                 self.lift2(st, &a, &b, &mut |ex, _, a, b| {
                     Ok(match (a, b) {
-                        (Value::Int(x), Value::Int(y)) => Value::Int(value::icmp(*pred, *width, *x, *y) as u128),
+                        (Value::Int(x), Value::Int(y)) => {
+                            Value::Int(value::icmp(*pred, *width, *x, *y) as u128)
+                        }
                         _ => {
                             let (x, y) = (ex.expr(a, *width), ex.expr(b, *width));
                             let e = icmp_expr(&mut ex.pool, *pred, x, y);
@@ -478,7 +504,9 @@ impl<'m> Executor<'m> {
             }
             Op::FNeg { kind, a } => {
                 let a = self.val(st, *a);
-                self.lift1(st, &a, &mut |ex, st, a| Ok(Value::Int(value::fneg(*kind, ex.concrete_float(st, a)?))))?
+                self.lift1(st, &a, &mut |ex, st, a| {
+                    Ok(Value::Int(value::fneg(*kind, ex.concrete_float(st, a)?)))
+                })?
             }
             Op::FCmp { pred, kind, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
@@ -506,11 +534,15 @@ impl<'m> Executor<'m> {
                 let n = self.concretize(st, &n, *count_width, "alloca size")?;
                 let size = elem_size.saturating_mul(n as u64);
                 if size > MAX_ALLOC {
-                    return Err(self.error(st, ErrorKind::Exec, format!("alloca of {size} bytes is too large")));
+                    return Err(self.error(
+                        st,
+                        ErrorKind::Exec,
+                        format!("alloca of {size} bytes is too large"),
+                    ));
                 }
-                let a = st.memory.allocate(size, u64::from(*align), ObjKind::Stack);
-                st.frame_mut().allocas.push(a);
-                Value::Int(u128::from(a))
+                let id = st.memory.allocate(size, u64::from(*align), ObjKind::Stack);
+                st.frame_mut().allocas.push(id);
+                Value::Int(u128::from(st.memory.object(id).base))
             }
             Op::Load { ty, ptr } => {
                 let p = self.val(st, *ptr);
@@ -570,8 +602,10 @@ impl<'m> Executor<'m> {
                     other => vec![other.clone()],
                 };
                 let all: Vec<Value> = items(&a).into_iter().chain(items(&b)).collect();
-                let out: Vec<Value> =
-                    mask.iter().map(|m| m.and_then(|i| all.get(i as usize).cloned()).unwrap_or(Value::Int(0))).collect();
+                let out: Vec<Value> = mask
+                    .iter()
+                    .map(|m| m.and_then(|i| all.get(i as usize).cloned()).unwrap_or(Value::Int(0)))
+                    .collect();
                 Value::Agg(out.into())
             }
             Op::Call { callee, args, ret, byval, vararg_tys } => {
@@ -669,14 +703,24 @@ impl<'m> Executor<'m> {
                     let m1 = self.pool.constant(w, mask(w));
                     let (c1, c2) = (self.pool.eq(x, min), self.pool.eq(y, m1));
                     let ovf = self.pool.bool_and(c1, c2);
-                    self.check_error(st, ovf, ErrorKind::Div, "division overflow (INT_MIN / -1 traps on x86-64)")?;
+                    self.check_error(
+                        st,
+                        ovf,
+                        ErrorKind::Div,
+                        "division overflow (INT_MIN / -1 traps on x86-64)",
+                    )?;
                 }
             }
             _ if shift => {
                 if self.cfg.check_overshift {
                     let wc = self.pool.constant(w, u128::from(w));
                     let over = self.pool.uge(y, wc);
-                    self.check_error(st, over, ErrorKind::Overshift, format!("shift of an i{w} by its width or more"))?;
+                    self.check_error(
+                        st,
+                        over,
+                        ErrorKind::Overshift,
+                        format!("shift of an i{w} by its width or more"),
+                    )?;
                 } else if w <= 64 {
                     let m = self.pool.constant(w, if w <= 32 { 31 } else { 63 });
                     y = self.pool.and(y, m);
@@ -733,7 +777,13 @@ impl<'m> Executor<'m> {
     }
 
     /// One value of `v` on this path, which is constrained to it.
-    pub(super) fn concretize(&mut self, st: &mut ExecutionState, v: &Value, width: u32, what: &str) -> Res<u128> {
+    pub(super) fn concretize(
+        &mut self,
+        st: &mut ExecutionState,
+        v: &Value,
+        width: u32,
+        what: &str,
+    ) -> Res<u128> {
         let e = match v {
             Value::Int(x) => return Ok(*x),
             Value::Sym(e) => *e,
@@ -743,7 +793,10 @@ impl<'m> Executor<'m> {
         if let Some(c) = self.pool.as_const(e) {
             return Ok(c);
         }
-        let c = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?;
+        let c = self
+            .solver
+            .get_value(&self.pool, &st.constraints, e)
+            .map_err(|err| self.solver_error(st, err))?;
         let k = self.pool.constant(width.max(self.pool.width(e)), c);
         let eq = self.pool.eq(e, k);
         st.constraints.push(eq);
@@ -816,7 +869,13 @@ impl<'m> Executor<'m> {
         })
     }
 
-    fn gep(&mut self, st: &mut ExecutionState, base: Operand, offset: i64, indices: &[(Operand, u32, i64)]) -> Value {
+    fn gep(
+        &mut self,
+        st: &mut ExecutionState,
+        base: Operand,
+        offset: i64,
+        indices: &[(Operand, u32, i64)],
+    ) -> Value {
         let b = self.val(st, base);
         let mut acc = match b {
             Value::Int(x) => Value::Int((x as u64).wrapping_add(offset as u64) as u128),
@@ -882,7 +941,7 @@ impl<'m> Executor<'m> {
     /// (`max_depth`) or follows one side (`max_forks`: `Ok(false)`).
     fn may_fork(&mut self, st: &ExecutionState) -> Res<bool> {
         if self.cfg.max_depth.is_some_and(|d| st.depth >= d) {
-            return Err(Stop::Halt(Termination::Early { reason: "max-depth exceeded".into() }));
+            return Err(Stop::Halt(Box::new(Termination::Early { reason: "max-depth exceeded".into() })));
         }
         Ok(!self.cfg.max_forks.is_some_and(|n| self.stats.forks >= n))
     }
@@ -920,7 +979,14 @@ impl<'m> Executor<'m> {
         Ok(())
     }
 
-    fn switch(&mut self, st: &mut ExecutionState, v: &Value, w: u32, cases: &[(u128, Edge)], default: &Edge) -> Res<()> {
+    fn switch(
+        &mut self,
+        st: &mut ExecutionState,
+        v: &Value,
+        w: u32,
+        cases: &[(u128, Edge)],
+        default: &Edge,
+    ) -> Res<()> {
         let e = match v {
             Value::Int(x) => {
                 let edge = cases.iter().find(|(c, _)| c == x).map_or(default, |(_, e)| e);
@@ -992,7 +1058,7 @@ impl<'m> Executor<'m> {
                 }
                 None => self.pool.constant(32, 0),
             };
-            return Err(Stop::Halt(Termination::Exit { status }));
+            return Err(Stop::Halt(Box::new(Termination::Exit { status })));
         }
         if let Some(v) = v {
             Self::set(st, frame.ret_dst, v);
@@ -1019,7 +1085,11 @@ impl<'m> Executor<'m> {
                 match self.m.func_at(addr) {
                     Some(f) => f,
                     None => {
-                        return Err(self.error(st, ErrorKind::Exec, format!("call through an invalid function pointer {addr:#x}")));
+                        return Err(self.error(
+                            st,
+                            ErrorKind::Exec,
+                            format!("call through an invalid function pointer {addr:#x}"),
+                        ));
                     }
                 }
             }
@@ -1048,11 +1118,20 @@ impl<'m> Executor<'m> {
             return Err(self.error(
                 st,
                 ErrorKind::Exec,
-                format!("call of `{}` with {} arguments; it takes {}", func.name, vals.len(), func.params.len()),
+                format!(
+                    "call of `{}` with {} arguments; it takes {}",
+                    func.name,
+                    vals.len(),
+                    func.params.len()
+                ),
             ));
         }
         if st.stack.len() >= self.cfg.max_stack_frames {
-            return Err(self.error(st, ErrorKind::Exec, format!("stack overflow ({} nested calls)", st.stack.len())));
+            return Err(self.error(
+                st,
+                ErrorKind::Exec,
+                format!("stack overflow ({} nested calls)", st.stack.len()),
+            ));
         }
         st.frame_mut().pc += 1;
         let fixed = func.params.len();
@@ -1081,12 +1160,12 @@ impl<'m> Executor<'m> {
 
     /// A fresh stack object of the callee holding a copy of `size` bytes at `src`.
     fn stack_copy(&mut self, st: &mut ExecutionState, src: &Value, size: u64, align: u32) -> Res<u64> {
-        let a = st.memory.allocate(size, u64::from(align), ObjKind::Stack);
-        st.frame_mut().allocas.push(a);
+        let id = st.memory.allocate(size, u64::from(align), ObjKind::Stack);
+        st.frame_mut().allocas.push(id);
         let from = self.resolve(st, src, size, false)?;
         let bytes = self.read_bytes(st, from, size);
-        self.write_bytes(st, Place::C { base: a, off: 0 }, &bytes);
-        Ok(a)
+        self.write_bytes(st, Place::C { obj: id, off: 0 }, &bytes);
+        Ok(st.memory.object(id).base)
     }
 
     /// The x86-64 SysV register save area and overflow area of a variadic
@@ -1158,12 +1237,13 @@ impl<'m> Executor<'m> {
                 }
             }
         }
-        let reg_save_area = st.memory.allocate(176, 16, ObjKind::Stack);
-        let overflow_area = st.memory.allocate(overflow.len() as u64, 16, ObjKind::Stack);
-        self.write_bytes(st, Place::C { base: reg_save_area, off: 0 }, &reg_area);
-        self.write_bytes(st, Place::C { base: overflow_area, off: 0 }, &overflow);
+        let regs = st.memory.allocate(176, 16, ObjKind::Stack);
+        let over = st.memory.allocate(overflow.len() as u64, 16, ObjKind::Stack);
+        self.write_bytes(st, Place::C { obj: regs, off: 0 }, &reg_area);
+        self.write_bytes(st, Place::C { obj: over, off: 0 }, &overflow);
+        let (reg_save_area, overflow_area) = (st.memory.object(regs).base, st.memory.object(over).base);
         let f = st.frame_mut();
-        f.allocas.extend([reg_save_area, overflow_area]);
+        f.allocas.extend([regs, over]);
         f.varargs = Some(VarArgs {
             reg_save_area,
             overflow_area,
@@ -1184,7 +1264,10 @@ impl<'m> Executor<'m> {
         if let Some(a) = self.pool.as_const(e) {
             return Ok(a as u64);
         }
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?;
+        let v = self
+            .solver
+            .get_value(&self.pool, &st.constraints, e)
+            .map_err(|err| self.solver_error(st, err))?;
         let k = self.pool.constant(64, v);
         let is = self.pool.eq(e, k);
         match self.decide(st, is)? {
@@ -1201,7 +1284,13 @@ impl<'m> Executor<'m> {
         Ok(v as u64)
     }
 
-    fn intrinsic(&mut self, st: &mut ExecutionState, k: Intrinsic, a: &[Value], ret: TyId) -> Res<Option<Value>> {
+    fn intrinsic(
+        &mut self,
+        st: &mut ExecutionState,
+        k: Intrinsic,
+        a: &[Value],
+        ret: TyId,
+    ) -> Res<Option<Value>> {
         let ints = |ex: &mut Self, st: &mut ExecutionState, w: u32| -> Res<Vec<u128>> {
             let mut out = Vec::new();
             for v in a {
@@ -1298,7 +1387,11 @@ impl<'m> Executor<'m> {
             }
             Intrinsic::VaStart => {
                 let Some(va) = st.frame().varargs.clone() else {
-                    return Err(self.error(st, ErrorKind::Exec, "va_start in a function that is not variadic"));
+                    return Err(self.error(
+                        st,
+                        ErrorKind::Exec,
+                        "va_start in a function that is not variadic",
+                    ));
                 };
                 let place = self.resolve(st, &a[0], 24, true)?;
                 let mut img = Vec::with_capacity(24);
@@ -1317,7 +1410,9 @@ impl<'m> Executor<'m> {
                 None
             }
             Intrinsic::StackSave => Some(Value::Int(0)),
-            Intrinsic::Trap => return Err(self.error(st, ErrorKind::Abort, "llvm.trap (__builtin_trap) reached")),
+            Intrinsic::Trap => {
+                return Err(self.error(st, ErrorKind::Abort, "llvm.trap (__builtin_trap) reached"));
+            }
             Intrinsic::ObjectSize => {
                 let min = matches!(a.get(1), Some(Value::Int(1)));
                 let w = self.m.int_width(ret).unwrap_or(64);
@@ -1424,7 +1519,9 @@ impl<'m> Executor<'m> {
         for r in st.revisions.iter() {
             let s = self.pool.substitute_revision(e, r);
             let key = match self.pool.as_const(s) {
-                Some(c) => Key::Target(cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e).target.0),
+                Some(c) => {
+                    Key::Target(cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e).target.0)
+                }
                 None => Key::Expr(s),
             };
             match groups.iter_mut().find(|(k, _, _)| *k == key) {
@@ -1448,16 +1545,27 @@ impl<'m> Executor<'m> {
     // Memory.
 
     /// Resolves a pointer for an access of `size` bytes.
-    pub(super) fn resolve(&mut self, st: &mut ExecutionState, p: &Value, size: u64, write: bool) -> Res<Place> {
+    pub(super) fn resolve(
+        &mut self,
+        st: &mut ExecutionState,
+        p: &Value,
+        size: u64,
+        write: bool,
+    ) -> Res<Place> {
         let e = match p {
             Value::Int(a) => {
                 let a = *a as u64;
-                if let Some(o) = st.memory.find(a) {
+                if let Some(id) = st.memory.find(a) {
+                    let o = st.memory.object(id);
                     if o.contains(a, size) {
                         if write && o.readonly {
-                            return Err(self.error(st, ErrorKind::ReadOnly, format!("write to read-only memory at {a:#x}")));
+                            return Err(self.error(
+                                st,
+                                ErrorKind::ReadOnly,
+                                format!("write to read-only memory at {a:#x}"),
+                            ));
                         }
-                        return Ok(Place::C { base: o.base, off: a - o.base });
+                        return Ok(Place::C { obj: id, off: a - o.base });
                     }
                 }
                 return Err(self.bad_pointer(st, a, size));
@@ -1469,12 +1577,14 @@ impl<'m> Executor<'m> {
             return self.resolve(st, &Value::Int(a), size, write);
         }
         // Fast path: one object holds every feasible address.
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))? as u64;
-        if let Some(o) = st.memory.find(v) {
-            let (base, osize) = (o.base, o.size);
+        let v =
+            self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
+                as u64;
+        if let Some(id) = st.memory.find(v) {
+            let (base, osize) = (st.memory.object(id).base, st.memory.object(id).size);
             let inb = self.in_bounds(e, base, osize, size);
             match self.solver.must_be_true(&self.pool, &st.constraints, inb) {
-                Ok(true) => return self.place_in(st, e, base, write),
+                Ok(true) => return self.place_in(st, e, id, write),
                 Ok(false) => {}
                 Err(err) => return Err(self.solver_error(st, err)),
             }
@@ -1482,15 +1592,16 @@ impl<'m> Executor<'m> {
         self.resolve_fork(st, e, size, write)
     }
 
-    fn place_in(&mut self, st: &ExecutionState, e: ExprId, base: u64, write: bool) -> Res<Place> {
-        if write && st.memory.get(base).is_some_and(|o| o.readonly) {
+    fn place_in(&mut self, st: &ExecutionState, e: ExprId, obj: ObjId, write: bool) -> Res<Place> {
+        let o = st.memory.object(obj);
+        if write && o.readonly {
             return Err(self.error(st, ErrorKind::ReadOnly, "write to read-only memory"));
         }
-        let b = self.pool.constant(64, u128::from(base));
+        let b = self.pool.constant(64, u128::from(o.base));
         let off = self.pool.sub(e, b);
         Ok(match self.pool.as_const(off) {
-            Some(c) => Place::C { base, off: c as u64 },
-            None => Place::S { base, off },
+            Some(c) => Place::C { obj, off: c as u64 },
+            None => Place::S { obj, off },
         })
     }
 
@@ -1512,16 +1623,20 @@ impl<'m> Executor<'m> {
     /// object, and an error state where the access may overflow an object
     /// or miss them all.
     fn resolve_fork(&mut self, st: &mut ExecutionState, e: ExprId, size: u64, write: bool) -> Res<Place> {
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))? as u64;
-        let mut candidates: Vec<(u64, u64)> = Vec::new();
-        let down: Vec<(u64, u64)> = st.memory.below(v).map(|o| (o.base, o.size)).collect();
-        for (base, osize) in down {
+        let v =
+            self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
+                as u64;
+        let mut candidates: Vec<(ObjId, u64, u64)> = Vec::new();
+        let info = |id: ObjId| (id, st.memory.object(id).base, st.memory.object(id).size);
+        let down: Vec<(ObjId, u64, u64)> = st.memory.below(v).map(info).collect();
+        let up: Vec<(ObjId, u64, u64)> = st.memory.above(v).map(info).collect();
+        for (id, base, osize) in down {
             if candidates.len() >= MAX_RESOLVE {
                 break;
             }
             let in_range = self.in_range(e, base, osize);
             if self.may(st, in_range)? {
-                candidates.push((base, osize));
+                candidates.push((id, base, osize));
             }
             let lo = self.pool.constant(64, u128::from(base));
             let above = self.pool.uge(e, lo);
@@ -1529,8 +1644,7 @@ impl<'m> Executor<'m> {
                 break;
             }
         }
-        let up: Vec<(u64, u64)> = st.memory.above(v).map(|o| (o.base, o.size)).collect();
-        for (base, osize) in up {
+        for (id, base, osize) in up {
             if candidates.len() >= MAX_RESOLVE {
                 break;
             }
@@ -1541,22 +1655,24 @@ impl<'m> Executor<'m> {
             }
             let in_range = self.in_range(e, base, osize);
             if self.may(st, in_range)? {
-                candidates.push((base, osize));
+                candidates.push((id, base, osize));
             }
         }
-        let mut targets: Vec<(u64, ExprId)> = Vec::new();
+        let mut targets: Vec<(ObjId, ExprId)> = Vec::new();
         let mut errors: Vec<(ExprId, String)> = Vec::new();
         let mut outside = self.pool.true_();
-        for &(base, osize) in &candidates {
+        for &(id, base, osize) in &candidates {
             let inb = self.in_bounds(e, base, osize, size);
             if self.may(st, inb)? {
-                targets.push((base, inb));
+                targets.push((id, inb));
             }
             let in_range = self.in_range(e, base, osize);
             let not_inb = self.pool.bool_not(inb);
             let partial = self.pool.bool_and(in_range, not_inb);
             if self.may(st, partial)? {
-                let msg = format!("out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes");
+                let msg = format!(
+                    "out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes"
+                );
                 errors.push((partial, msg));
             }
             let not_in = self.pool.bool_not(in_range);
@@ -1615,8 +1731,10 @@ impl<'m> Executor<'m> {
         let msg = if a < NULL_PAGE {
             format!("null pointer dereference (address {a:#x})")
         } else if let Some((b, s)) = st.memory.freed_at(a) {
-            format!("use after free: address {a:#x} is in a heap object of {s} bytes at {b:#x} that was freed")
-        } else if let Some(o) = st.memory.find(a) {
+            format!(
+                "use after free: address {a:#x} is in a heap object of {s} bytes at {b:#x} that was freed"
+            )
+        } else if let Some(o) = st.memory.find(a).map(|id| st.memory.object(id)) {
             format!(
                 "out of bound pointer: an access of {size} bytes at offset {} of an object of {} bytes",
                 a - o.base,
@@ -1630,12 +1748,8 @@ impl<'m> Executor<'m> {
         self.error(st, ErrorKind::Ptr, msg)
     }
 
-    fn object<'s>(st: &'s ExecutionState, base: u64) -> &'s ObjectState {
-        st.memory.get(base).expect("resolved object")
-    }
-
     pub(super) fn read_bytes(&mut self, st: &ExecutionState, place: Place, n: u64) -> Vec<Byte> {
-        let o = Self::object(st, place.base());
+        let o = st.memory.object(place.obj());
         match place {
             Place::C { off, .. } => match o.concrete_bytes(off, n) {
                 Some(b) => b.iter().map(|&x| Byte::C(x)).collect(),
@@ -1651,7 +1765,7 @@ impl<'m> Executor<'m> {
     }
 
     pub(super) fn write_bytes(&mut self, st: &mut ExecutionState, place: Place, bytes: &[Byte]) {
-        let o = st.memory.get_mut(place.base()).expect("resolved object");
+        let o = st.memory.object_mut(place.obj());
         match place {
             Place::C { off, .. } => {
                 for (i, b) in bytes.iter().enumerate() {
@@ -1663,8 +1777,8 @@ impl<'m> Executor<'m> {
     }
 
     pub(super) fn read_scalar(&mut self, st: &ExecutionState, place: Place, n: u64, w: u32) -> Value {
-        if let Place::C { base, off } = place {
-            if let Some(v) = Self::object(st, base).read_concrete(off, n) {
+        if let Place::C { obj, off } = place {
+            if let Some(v) = st.memory.object(obj).read_concrete(off, n) {
                 return Value::Int(v & mask(w));
             }
         }
@@ -1687,10 +1801,10 @@ impl<'m> Executor<'m> {
     }
 
     fn store(&mut self, st: &mut ExecutionState, place: Place, ty: TyId, v: &Value) {
-        if let (Place::C { base, off }, Value::Int(x)) = (place, v) {
+        if let (Place::C { obj, off }, Value::Int(x)) = (place, v) {
             let n = self.m.ty(ty).store_size;
             if n <= 16 {
-                let o = st.memory.get_mut(base).expect("resolved object");
+                let o = st.memory.object_mut(obj);
                 o.write_concrete(&mut self.pool, off, n, *x);
                 return;
             }
@@ -1806,7 +1920,11 @@ impl<'m> Executor<'m> {
             ),
             TypeKind::Array { elem, len } => {
                 let (step, n) = (m.ty(*elem).alloc_size as usize, m.ty(*elem).store_size as usize);
-                Value::Agg((0..*len as usize).map(|i| self.from_image(&bytes[i * step..i * step + n], *elem)).collect())
+                Value::Agg(
+                    (0..*len as usize)
+                        .map(|i| self.from_image(&bytes[i * step..i * step + n], *elem))
+                        .collect(),
+                )
             }
             TypeKind::Vector { elem, len } => match m.ty(*elem).kind {
                 TypeKind::Int(w) if w % 8 != 0 => {
@@ -1826,7 +1944,11 @@ impl<'m> Executor<'m> {
                 }
                 _ => {
                     let n = m.ty(*elem).store_size as usize;
-                    Value::Agg((0..*len as usize).map(|i| self.from_image(&bytes[i * n..(i + 1) * n], *elem)).collect())
+                    Value::Agg(
+                        (0..*len as usize)
+                            .map(|i| self.from_image(&bytes[i * n..(i + 1) * n], *elem))
+                            .collect(),
+                    )
                 }
             },
             TypeKind::Int(w) => self.scalar_from_bytes(bytes, *w),

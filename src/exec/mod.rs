@@ -24,7 +24,8 @@ pub use executor::Executor;
 pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject, Termination,
+    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject,
+    Termination,
 };
 
 use crate::expr::ExprPool;

@@ -315,7 +315,13 @@ impl Searcher for Interleaved {
         self.next = (self.next + 1) % self.inner.len();
         self.inner[i].select(view)
     }
-    fn update(&mut self, view: &SearchView, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
         for s in &mut self.inner {
             s.update(view, current, added, removed);
         }

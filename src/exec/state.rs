@@ -5,7 +5,7 @@ use std::fmt;
 use crate::expr::{ArrayId, ExprId};
 use crate::ir::{FuncId, Reg};
 
-use super::memory::AddressSpace;
+use super::memory::{AddressSpace, ObjId};
 use super::revset::RevSet;
 use super::value::Value;
 
@@ -28,7 +28,7 @@ pub struct Frame {
     /// The caller's register for the return value.
     pub ret_dst: Reg,
     /// Stack objects to free on return.
-    pub allocas: Vec<u64>,
+    pub allocas: Vec<ObjId>,
     pub varargs: Option<VarArgs>,
 }
 

@@ -90,7 +90,9 @@ pub enum DivError {
 pub fn bin(op: BinOp, w: u32, a: u128, b: u128) -> Result<u128, DivError> {
     match op {
         BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem if b == 0 => Err(DivError::ByZero),
-        BinOp::SDiv | BinOp::SRem if a == fold::signed_min(w) && b == mask(w) && w > 1 => Err(DivError::Overflow),
+        BinOp::SDiv | BinOp::SRem if a == fold::signed_min(w) && b == mask(w) && w > 1 => {
+            Err(DivError::Overflow)
+        }
         BinOp::Shl | BinOp::LShr | BinOp::AShr if b >= u128::from(w) => Ok(match op {
             BinOp::AShr if fold::is_negative(a, w) => mask(w),
             _ => 0,
@@ -273,7 +275,8 @@ pub fn cast(op: CastOp, from: u32, to: u32, v: u128) -> u128 {
 pub fn overflow(op: OverflowOp, w: u32, a: u128, b: u128) -> (u128, bool) {
     let (sa, sb) = (to_signed(a, w), to_signed(b, w));
     let m = mask(w);
-    let fits = |r: Option<i128>| r.is_some_and(|r| w == 128 || (r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1))));
+    let fits =
+        |r: Option<i128>| r.is_some_and(|r| w == 128 || (r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1))));
     match op {
         OverflowOp::UAdd => {
             let r = a.wrapping_add(b) & m;
@@ -290,7 +293,8 @@ pub fn overflow(op: OverflowOp, w: u32, a: u128, b: u128) -> (u128, bool) {
 /// `*.sat`; a shift count of the width or more (poison in LLVM) saturates.
 pub fn saturating(op: SatOp, w: u32, a: u128, b: u128) -> u128 {
     let m = mask(w);
-    let saturate_signed = |a: u128| if fold::is_negative(a, w) { fold::signed_min(w) } else { fold::signed_max(w) };
+    let saturate_signed =
+        |a: u128| if fold::is_negative(a, w) { fold::signed_min(w) } else { fold::signed_max(w) };
     match op {
         SatOp::UAdd => {
             let (r, o) = overflow(OverflowOp::UAdd, w, a, b);
@@ -304,7 +308,13 @@ pub fn saturating(op: SatOp, w: u32, a: u128, b: u128) -> u128 {
         }
         SatOp::UShl => {
             let r = if b < u128::from(w) { (a << b) & m } else { 0 };
-            if b < u128::from(w) && r >> b == a { r } else if a == 0 { 0 } else { m }
+            if b < u128::from(w) && r >> b == a {
+                r
+            } else if a == 0 {
+                0
+            } else {
+                m
+            }
         }
         SatOp::SShl => {
             let r = if b < u128::from(w) { (a << b) & m } else { 0 };

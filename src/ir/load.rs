@@ -107,7 +107,8 @@ impl Translator {
         for &g in &globals {
             let vt = llvm::global_value_type(g);
             let size = if llvm::is_sized(vt) { self.layout.alloc_size(vt) } else { 0 };
-            let align = llvm::alignment(g).max(if llvm::is_sized(vt) { self.layout.align(vt) } else { 1 }).max(1);
+            let align =
+                llvm::alignment(g).max(if llvm::is_sized(vt) { self.layout.align(vt) } else { 1 }).max(1);
             let addr = next.next_multiple_of(u64::from(align).max(16));
             next = addr + size.max(1) + GLOBAL_GAP;
             self.global_addrs.insert(g, addr);
@@ -246,7 +247,8 @@ impl Translator {
     }
 
     fn file(&mut self, dir: &str, file: &str) -> FileId {
-        let path = if file.starts_with('/') || dir.is_empty() { file.to_string() } else { format!("{dir}/{file}") };
+        let path =
+            if file.starts_with('/') || dir.is_empty() { file.to_string() } else { format!("{dir}/{file}") };
         let next = FileId(self.out.files.len() as u32);
         *self.files.entry(path.clone()).or_insert_with(|| {
             self.out.files.push(path);
@@ -299,7 +301,8 @@ impl Translator {
                 _ => Const::Int(0),
             }),
             LLVMConstantDataArrayValueKind | LLVMConstantDataVectorValueKind
-                if matches!(self.out.ty(ty).kind, TypeKind::Array { .. }) && llvm::const_string(c).is_some() =>
+                if matches!(self.out.ty(ty).kind, TypeKind::Array { .. })
+                    && llvm::const_string(c).is_some() =>
             {
                 let bytes = llvm::const_string(c).unwrap_or_default();
                 Ok(Const::Bytes(bytes.into_boxed_slice()))
@@ -320,9 +323,11 @@ impl Translator {
                     .collect::<R<Vec<_>>>()?;
                 Ok(Const::Agg(elems.into_boxed_slice()))
             }
-            LLVMGlobalVariableValueKind => {
-                self.global_addrs.get(&c).map(|&a| Const::Int(u128::from(a))).ok_or_else(|| "unknown global".into())
-            }
+            LLVMGlobalVariableValueKind => self
+                .global_addrs
+                .get(&c)
+                .map(|&a| Const::Int(u128::from(a)))
+                .ok_or_else(|| "unknown global".into()),
             LLVMFunctionValueKind => {
                 let id = self.funcs[&c];
                 Ok(Const::Int(u128::from(Module::func_addr(id))))
@@ -445,7 +450,11 @@ impl Translator {
                     text: format!("{e}: `{}`", llvm::print(i)).into_boxed_str(),
                 });
                 let dst = cx.regs.get(&i).copied().unwrap_or(NO_REG);
-                let loc = llvm::debug_loc(i).map(|(dir, file, line, col)| SrcLoc { file: self.file(&dir, &file), line, col });
+                let loc = llvm::debug_loc(i).map(|(dir, file, line, col)| SrcLoc {
+                    file: self.file(&dir, &file),
+                    line,
+                    col,
+                });
                 body.insts.push(Inst { dst, op });
                 body.locs.push(loc);
             }
@@ -548,8 +557,8 @@ impl Translator {
                 Op::Switch { val, width, cases: cases.into_boxed_slice(), default }
             }
             LLVMUnreachable => Op::Unreachable,
-            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr
-            | LLVMAnd | LLVMOr | LLVMXor => {
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
+            | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
                 let bop = match op {
                     LLVMAdd => BinOp::Add,
                     LLVMSub => BinOp::Sub,
@@ -676,14 +685,18 @@ impl Translator {
             }
             LLVMFreeze => Op::Copy { a: opnd(self, 0)? },
             LLVMCall => self.call(cx, i)?,
-            LLVMExtractValue => Op::ExtractValue { agg: opnd(self, 0)?, path: llvm::indices(i).into_boxed_slice() },
+            LLVMExtractValue => {
+                Op::ExtractValue { agg: opnd(self, 0)?, path: llvm::indices(i).into_boxed_slice() }
+            }
             LLVMInsertValue => Op::InsertValue {
                 agg: opnd(self, 0)?,
                 val: opnd(self, 1)?,
                 path: llvm::indices(i).into_boxed_slice(),
             },
             LLVMExtractElement => Op::ExtractElement { vec: opnd(self, 0)?, idx: opnd(self, 1)? },
-            LLVMInsertElement => Op::InsertElement { vec: opnd(self, 0)?, val: opnd(self, 1)?, idx: opnd(self, 2)? },
+            LLVMInsertElement => {
+                Op::InsertElement { vec: opnd(self, 0)?, val: opnd(self, 1)?, idx: opnd(self, 2)? }
+            }
             LLVMShuffleVector => Op::Shuffle {
                 a: opnd(self, 0)?,
                 b: opnd(self, 1)?,
@@ -829,9 +842,8 @@ impl Translator {
         let second = name.split('.').nth(1).unwrap_or("");
         use Intrinsic as I;
         Ok(match base {
-            "lifetime" | "dbg" | "assume" | "prefetch" | "va_end" | "stackrestore" | "donothing" | "sideeffect" => {
-                I::Nop
-            }
+            "lifetime" | "dbg" | "assume" | "prefetch" | "va_end" | "stackrestore" | "donothing"
+            | "sideeffect" => I::Nop,
             "experimental" if name.starts_with("experimental.noalias.scope.decl") => I::Nop,
             "memcpy" => I::Memcpy,
             "memmove" => I::Memmove,

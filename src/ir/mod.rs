@@ -79,9 +79,18 @@ pub enum TypeKind {
     /// x86_fp80, fp128, half and friends: sized, but not computed on.
     OtherFloat(&'static str),
     Ptr,
-    Array { elem: TyId, len: u64 },
-    Vector { elem: TyId, len: u32 },
-    Struct { fields: Box<[TyId]>, offsets: Box<[u64]> },
+    Array {
+        elem: TyId,
+        len: u64,
+    },
+    Vector {
+        elem: TyId,
+        len: u32,
+    },
+    Struct {
+        fields: Box<[TyId]>,
+        offsets: Box<[u64]>,
+    },
     Func,
     Label,
     Metadata,
@@ -264,7 +273,10 @@ pub enum Intrinsic {
     Fshr(u32),
     FUnary(FUnary, FKind),
     CopySign(FKind),
-    FMinMax { max: bool, kind: FKind },
+    FMinMax {
+        max: bool,
+        kind: FKind,
+    },
     Fma(FKind),
     Reduce(Reduce, u32),
     VaStart,
@@ -296,42 +308,135 @@ pub enum Callee {
 
 #[derive(Debug, Clone)]
 pub enum Op {
-    Bin { op: BinOp, width: u32, a: Operand, b: Operand },
-    FBin { op: FBinOp, kind: FKind, a: Operand, b: Operand },
-    FNeg { kind: FKind, a: Operand },
-    ICmp { pred: IPred, width: u32, a: Operand, b: Operand },
-    FCmp { pred: FPred, kind: FKind, a: Operand, b: Operand },
-    Select { cond: Operand, t: Operand, f: Operand },
+    Bin {
+        op: BinOp,
+        width: u32,
+        a: Operand,
+        b: Operand,
+    },
+    FBin {
+        op: FBinOp,
+        kind: FKind,
+        a: Operand,
+        b: Operand,
+    },
+    FNeg {
+        kind: FKind,
+        a: Operand,
+    },
+    ICmp {
+        pred: IPred,
+        width: u32,
+        a: Operand,
+        b: Operand,
+    },
+    FCmp {
+        pred: FPred,
+        kind: FKind,
+        a: Operand,
+        b: Operand,
+    },
+    Select {
+        cond: Operand,
+        t: Operand,
+        f: Operand,
+    },
     /// Integer and pointer widths in bits; floats by kind (`from`/`to` are
     /// then 32 or 64).
-    Cast { op: CastOp, from: u32, to: u32, a: Operand },
+    Cast {
+        op: CastOp,
+        from: u32,
+        to: u32,
+        a: Operand,
+    },
     /// A bitcast that changes shape (vector <-> integer, vector <-> vector):
     /// through the in-memory byte image.
-    Reshape { from: TyId, to: TyId, a: Operand },
-    Alloca { elem_size: u64, count: Operand, count_width: u32, align: u32 },
-    Load { ty: TyId, ptr: Operand },
-    Store { ty: TyId, val: Operand, ptr: Operand },
+    Reshape {
+        from: TyId,
+        to: TyId,
+        a: Operand,
+    },
+    Alloca {
+        elem_size: u64,
+        count: Operand,
+        count_width: u32,
+        align: u32,
+    },
+    Load {
+        ty: TyId,
+        ptr: Operand,
+    },
+    Store {
+        ty: TyId,
+        val: Operand,
+        ptr: Operand,
+    },
     /// `base + offset + sum(sext(index) * scale)`.
-    Gep { base: Operand, offset: i64, indices: Box<[(Operand, u32, i64)]> },
+    Gep {
+        base: Operand,
+        offset: i64,
+        indices: Box<[(Operand, u32, i64)]>,
+    },
     /// `byval` lists (argument, size, align) of arguments passed by value in
     /// memory; `vararg_tys` are the types of the arguments past the called
     /// type's fixed parameters.
-    Call { callee: Callee, args: Box<[Operand]>, ret: TyId, byval: Box<[(u32, u64, u32)]>, vararg_tys: Box<[TyId]> },
-    ExtractValue { agg: Operand, path: Box<[u32]> },
-    InsertValue { agg: Operand, val: Operand, path: Box<[u32]> },
-    ExtractElement { vec: Operand, idx: Operand },
-    InsertElement { vec: Operand, val: Operand, idx: Operand },
+    Call {
+        callee: Callee,
+        args: Box<[Operand]>,
+        ret: TyId,
+        byval: Box<[(u32, u64, u32)]>,
+        vararg_tys: Box<[TyId]>,
+    },
+    ExtractValue {
+        agg: Operand,
+        path: Box<[u32]>,
+    },
+    InsertValue {
+        agg: Operand,
+        val: Operand,
+        path: Box<[u32]>,
+    },
+    ExtractElement {
+        vec: Operand,
+        idx: Operand,
+    },
+    InsertElement {
+        vec: Operand,
+        val: Operand,
+        idx: Operand,
+    },
     /// `mask[i]` selects from the concatenation of `a` and `b`; `None` is undef.
-    Shuffle { a: Operand, b: Operand, mask: Box<[Option<u32>]> },
+    Shuffle {
+        a: Operand,
+        b: Operand,
+        mask: Box<[Option<u32>]>,
+    },
     /// freeze, and identity casts.
-    Copy { a: Operand },
-    Br { edge: Edge },
-    CondBr { cond: Operand, t: Edge, f: Edge },
-    Switch { val: Operand, width: u32, cases: Box<[(u128, Edge)]>, default: Edge },
-    Ret { val: Option<Operand> },
+    Copy {
+        a: Operand,
+    },
+    Br {
+        edge: Edge,
+    },
+    CondBr {
+        cond: Operand,
+        t: Edge,
+        f: Edge,
+    },
+    Switch {
+        val: Operand,
+        width: u32,
+        cases: Box<[(u128, Edge)]>,
+        default: Edge,
+    },
+    Ret {
+        val: Option<Operand>,
+    },
     Unreachable,
     /// Reaching it ends the state with this text and the instruction's location.
-    Unsupported { text: Box<str> },
+    Unsupported {
+        text: Box<str>,
+    },
 }
 
 #[derive(Debug, Clone)]

@@ -20,7 +20,11 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// Bitcode as `psychic` builds it (`-O0 -g`, no optnone), or at `-O2` with
 /// `opt2`; extra flags (such as csmith's include path) go first.
 pub fn bitcode(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!("{}{}.bc", src.file_stem().unwrap().to_string_lossy(), if opt2 { "-O2" } else { "" }));
+    let out = dir.join(format!(
+        "{}{}.bc",
+        src.file_stem().unwrap().to_string_lossy(),
+        if opt2 { "-O2" } else { "" }
+    ));
     let tc = toolchain();
     if !opt2 && extra.is_empty() {
         tc.bitcode(src, &out).unwrap_or_else(|e| panic!("{e}"));
@@ -36,14 +40,23 @@ pub fn bitcode(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
     }
     cmd.arg("-o").arg(&out).arg(src);
     let st = cmd.output().expect("run clang");
-    assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
+    assert!(
+        st.status.success(),
+        "clang failed on {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&st.stderr)
+    );
     out
 }
 
 /// A native build of `src`, linked with psychic's replay runtime; at `-O2`
 /// with `opt2`.
 pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!("{}{}.native", src.file_stem().unwrap().to_string_lossy(), if opt2 { "-O2" } else { "" }));
+    let out = dir.join(format!(
+        "{}{}.native",
+        src.file_stem().unwrap().to_string_lossy(),
+        if opt2 { "-O2" } else { "" }
+    ));
     let tc = toolchain();
     if !opt2 && extra.is_empty() {
         tc.native(src, &out, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
@@ -56,7 +69,12 @@ pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
     cmd.arg(if opt2 { "-O2" } else { "-O0" });
     cmd.arg("-o").arg(&out).arg(src);
     let st = cmd.output().expect("run clang");
-    assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
+    assert!(
+        st.status.success(),
+        "clang failed on {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&st.stderr)
+    );
     out
 }
 
@@ -87,7 +105,10 @@ pub fn stdout_of(p: &HaltedPath) -> Vec<u8> {
 }
 
 /// `Some(status)` for an exit with a concrete status.
-pub fn exit_status(p: &HaltedPath, pool_const: impl Fn(psychic::expr::ExprId) -> Option<u128>) -> Option<i32> {
+pub fn exit_status(
+    p: &HaltedPath,
+    pool_const: impl Fn(psychic::expr::ExprId) -> Option<u128>,
+) -> Option<i32> {
     match &p.termination {
         Termination::Exit { status } => pool_const(*status).map(|s| s as u32 as i32),
         _ => None,
@@ -114,7 +135,11 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
             continue;
         }
         let arrays: Vec<_> = p.symbolics.iter().map(|s| s.array).collect();
-        let model = ex.solver.get_model(&ex.pool, &p.constraints, &arrays).unwrap().expect("a halted path is feasible");
+        let model = ex
+            .solver
+            .get_model(&ex.pool, &p.constraints, &arrays)
+            .unwrap()
+            .expect("a halted path is feasible");
         let mut assignment = Assignment::new();
         let mut kt = KTest { args: vec!["program".into()], ..KTest::default() };
         for (s, bytes) in p.symbolics.iter().zip(model) {
@@ -135,7 +160,12 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
             match &p.termination {
                 Termination::Exit { status } => {
                     let s = ex.pool.eval(*status, &assignment) as i32 & 0xff;
-                    assert_eq!(out.exit_status, Some(s), "path {i} revision {r}: {kt:?} {}", out.status_text());
+                    assert_eq!(
+                        out.exit_status,
+                        Some(s),
+                        "path {i} revision {r}: {kt:?} {}",
+                        out.status_text()
+                    );
                     assert_eq!(
                         String::from_utf8_lossy(&out.stdout),
                         String::from_utf8_lossy(&expected),
@@ -143,7 +173,11 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
                     );
                 }
                 Termination::Error { kind, .. } => {
-                    assert!(out.signal.is_some(), "path {i} ({kind}) revision {r}: native {} on {kt:?}", out.status_text());
+                    assert!(
+                        out.signal.is_some(),
+                        "path {i} ({kind}) revision {r}: native {} on {kt:?}",
+                        out.status_text()
+                    );
                 }
                 _ => unreachable!(),
             }
