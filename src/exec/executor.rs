@@ -201,20 +201,21 @@ impl<'m> Executor<'m> {
     }
 
     fn limit_reached(&self, start: Instant, steps: u64) -> Option<String> {
-        if let Some(t) = self.cfg.max_time {
-            if start.elapsed() >= t {
-                return Some(format!("max-time ({}s) reached", t.as_secs_f64()));
-            }
+        if let Some(t) = self.cfg.max_time
+            && start.elapsed() >= t
+        {
+            return Some(format!("max-time ({}s) reached", t.as_secs_f64()));
         }
-        if let Some(n) = self.cfg.max_instructions {
-            if self.stats.instructions >= n {
-                return Some(format!("max-instructions ({n}) reached"));
-            }
+        if let Some(n) = self.cfg.max_instructions
+            && self.stats.instructions >= n
+        {
+            return Some(format!("max-instructions ({n}) reached"));
         }
-        if let Some(mb) = self.cfg.max_memory_mb {
-            if steps % 64 == 0 && resident_mb().is_some_and(|r| r > mb) {
-                return Some(format!("max-memory ({mb} MiB) reached"));
-            }
+        if let Some(mb) = self.cfg.max_memory_mb
+            && steps.is_multiple_of(64)
+            && resident_mb().is_some_and(|r| r > mb)
+        {
+            return Some(format!("max-memory ({mb} MiB) reached"));
         }
         None
     }
@@ -457,7 +458,7 @@ impl<'m> Executor<'m> {
     }
 
     /// A value from an expression: concrete if it folded to a constant.
-    pub(super) fn from_expr(&self, e: ExprId) -> Value {
+    pub(super) fn value_of(&self, e: ExprId) -> Value {
         match self.pool.as_const(e) {
             Some(c) => Value::Int(c),
             None => Value::Sym(e),
@@ -490,7 +491,7 @@ impl<'m> Executor<'m> {
                         _ => {
                             let (x, y) = (ex.expr(a, *width), ex.expr(b, *width));
                             let e = icmp_expr(&mut ex.pool, *pred, x, y);
-                            ex.from_expr(e)
+                            ex.value_of(e)
                         }
                     })
                 })?
@@ -526,7 +527,7 @@ impl<'m> Executor<'m> {
             Op::Reshape { from, to, a } => {
                 let a = self.val(st, *a);
                 let bytes = self.image(&a, *from);
-                self.from_image(&bytes, *to)
+                self.value_from_image(&bytes, *to)
             }
             Op::Copy { a } => self.val(st, *a),
             Op::Alloca { elem_size, count, count_width, align } => {
@@ -729,7 +730,7 @@ impl<'m> Executor<'m> {
             _ => {}
         }
         let e = self.pool.binary(value::ebin(op), x, y);
-        Ok(self.from_expr(e))
+        Ok(self.value_of(e))
     }
 
     /// Forks off an error path where `cond` may hold; the current path
@@ -818,7 +819,7 @@ impl<'m> Executor<'m> {
                         return Ok(Value::Int(value::cast(op, from, to, x)));
                     }
                 };
-                Ok(self.from_expr(r))
+                Ok(self.value_of(r))
             }
             Value::Agg(_) => Ok(a.clone()),
         }
@@ -864,7 +865,7 @@ impl<'m> Executor<'m> {
                 };
                 let (x, y) = (self.expr(t, w), self.expr(f, w));
                 let e = self.pool.ite(c, x, y);
-                self.from_expr(e)
+                self.value_of(e)
             }
         })
     }
@@ -899,7 +900,7 @@ impl<'m> Executor<'m> {
                     let prod = self.pool.mul(ie, k);
                     let ae = self.expr(&acc, 64);
                     let e = self.pool.add(ae, prod);
-                    self.from_expr(e)
+                    self.value_of(e)
                 }
             };
         }
@@ -943,7 +944,7 @@ impl<'m> Executor<'m> {
         if self.cfg.max_depth.is_some_and(|d| st.depth >= d) {
             return Err(Stop::Halt(Box::new(Termination::Early { reason: "max-depth exceeded".into() })));
         }
-        Ok(!self.cfg.max_forks.is_some_and(|n| self.stats.forks >= n))
+        Ok(self.cfg.max_forks.is_none_or(|n| self.stats.forks < n))
     }
 
     fn cond_br(&mut self, st: &mut ExecutionState, c: &Value, t: &Edge, f: &Edge) -> Res<()> {
@@ -1106,7 +1107,7 @@ impl<'m> Executor<'m> {
         let vals: Vec<Value> = args.iter().map(|&a| self.val(st, a)).collect();
         let func = self.m.func(fid);
         if func.body.is_none() {
-            let h = self.handlers[fid.index()].clone().expect("declarations have a handler");
+            let h = self.handlers[fid.index()].expect("declarations have a handler");
             let r = self.call_special(st, fid, &h, &vals, ret)?;
             if let Some(v) = r {
                 Self::set(st, dst, v);
@@ -1777,10 +1778,10 @@ impl<'m> Executor<'m> {
     }
 
     pub(super) fn read_scalar(&mut self, st: &ExecutionState, place: Place, n: u64, w: u32) -> Value {
-        if let Place::C { obj, off } = place {
-            if let Some(v) = st.memory.object(obj).read_concrete(off, n) {
-                return Value::Int(v & mask(w));
-            }
+        if let Place::C { obj, off } = place
+            && let Some(v) = st.memory.object(obj).read_concrete(off, n)
+        {
+            return Value::Int(v & mask(w));
         }
         let bytes = self.read_bytes(st, place, n);
         self.scalar_from_bytes(&bytes, w)
@@ -1795,7 +1796,7 @@ impl<'m> Executor<'m> {
             TypeKind::Double => self.read_scalar(st, place, 8, 64),
             _ => {
                 let bytes = self.read_bytes(st, place, t.store_size);
-                self.from_image(&bytes, ty)
+                self.value_from_image(&bytes, ty)
             }
         }
     }
@@ -1832,7 +1833,7 @@ impl<'m> Executor<'m> {
         if self.pool.width(e) > w {
             e = self.pool.extract(e, 0, w);
         }
-        self.from_expr(e)
+        self.value_of(e)
     }
 
     /// The little-endian bytes of a scalar of `n` bytes.
@@ -1900,11 +1901,11 @@ impl<'m> Executor<'m> {
             let lo = self.expr(v, w);
             e = self.pool.concat(e, lo);
         }
-        self.from_expr(e)
+        self.value_of(e)
     }
 
     /// A value of type `ty` from its in-memory image.
-    pub(super) fn from_image(&mut self, bytes: &[Byte], ty: TyId) -> Value {
+    pub(super) fn value_from_image(&mut self, bytes: &[Byte], ty: TyId) -> Value {
         let m = self.m;
         let t = m.ty(ty);
         match &t.kind {
@@ -1914,7 +1915,7 @@ impl<'m> Executor<'m> {
                     .zip(offsets.iter())
                     .map(|(f, off)| {
                         let n = m.ty(*f).store_size as usize;
-                        self.from_image(&bytes[*off as usize..*off as usize + n], *f)
+                        self.value_from_image(&bytes[*off as usize..*off as usize + n], *f)
                     })
                     .collect(),
             ),
@@ -1922,7 +1923,7 @@ impl<'m> Executor<'m> {
                 let (step, n) = (m.ty(*elem).alloc_size as usize, m.ty(*elem).store_size as usize);
                 Value::Agg(
                     (0..*len as usize)
-                        .map(|i| self.from_image(&bytes[i * step..i * step + n], *elem))
+                        .map(|i| self.value_from_image(&bytes[i * step..i * step + n], *elem))
                         .collect(),
                 )
             }
@@ -1936,7 +1937,7 @@ impl<'m> Executor<'m> {
                                 other => {
                                     let e = self.expr(other, len * w);
                                     let x = self.pool.extract(e, i * w, w);
-                                    self.from_expr(x)
+                                    self.value_of(x)
                                 }
                             })
                             .collect(),
@@ -1946,7 +1947,7 @@ impl<'m> Executor<'m> {
                     let n = m.ty(*elem).store_size as usize;
                     Value::Agg(
                         (0..*len as usize)
-                            .map(|i| self.from_image(&bytes[i * n..(i + 1) * n], *elem))
+                            .map(|i| self.value_from_image(&bytes[i * n..(i + 1) * n], *elem))
                             .collect(),
                     )
                 }

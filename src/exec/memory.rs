@@ -72,10 +72,10 @@ impl ObjectState {
             return None;
         }
         let (o, n) = (off as usize, n as usize);
-        if let Some(sym) = &self.sym {
-            if sym[o..o + n].iter().any(Option::is_some) {
-                return None;
-            }
+        if let Some(sym) = &self.sym
+            && sym[o..o + n].iter().any(Option::is_some)
+        {
+            return None;
         }
         let b = &self.bytes[o..o + n];
         Some(match n {
@@ -197,10 +197,10 @@ impl ObjectState {
             return None;
         }
         let r = off as usize..(off + n) as usize;
-        if let Some(sym) = &self.sym {
-            if sym[r.clone()].iter().any(Option::is_some) {
-                return None;
-            }
+        if let Some(sym) = &self.sym
+            && sym[r.clone()].iter().any(Option::is_some)
+        {
+            return None;
         }
         Some(&self.bytes[r])
     }
@@ -314,10 +314,11 @@ impl AddressSpace {
     pub fn find(&self, addr: u64) -> Option<ObjId> {
         for h in &self.hints {
             let h = h.get();
-            if let Some(Some(o)) = self.slots.get(h as usize) {
-                if addr >= o.base && addr < o.base + o.size.max(1) {
-                    return Some(h);
-                }
+            if let Some(Some(o)) = self.slots.get(h as usize)
+                && addr >= o.base
+                && addr < o.base + o.size.max(1)
+            {
+                return Some(h);
             }
         }
         let (_, &id) = self.by_base.range(..=addr).next_back()?;

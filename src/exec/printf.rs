@@ -287,10 +287,10 @@ fn int_body(sign: &str, prefix: &str, digits: String, precision: Option<usize>) 
     if precision == Some(0) && digits == "0" {
         digits.clear();
     }
-    if let Some(p) = precision {
-        if digits.len() < p {
-            digits = "0".repeat(p - digits.len()) + &digits;
-        }
+    if let Some(p) = precision
+        && digits.len() < p
+    {
+        digits = "0".repeat(p - digits.len()) + &digits;
     }
     Body { sign: format!("{sign}{prefix}"), digits: digits.into_bytes(), numeric: precision.is_none() }
 }
@@ -443,9 +443,9 @@ mod tests {
         assert_eq!(
             fmt(
                 "%f|%.2f|%8.3f|%-8.1f|%08.2f|%.0f|%#.0f",
-                &[d(3.14159), d(2.675), d(-1.5), d(2.25), d(-3.5), d(2.5), d(3.0)]
+                &[d(3.25159), d(2.675), d(-1.5), d(2.25), d(-3.5), d(2.5), d(3.0)]
             ),
-            "3.141590|2.67|  -1.500|2.2     |-0003.50|2|3."
+            "3.251590|2.67|  -1.500|2.2     |-0003.50|2|3."
         );
         assert_eq!(
             fmt("%e|%.2E|%e", &[d(12345.678), d(0.000123), d(0.0)]),

@@ -114,11 +114,13 @@ impl Searcher for Bfs {
         *self.queue.front().expect("not empty")
     }
     fn update(&mut self, _: &SearchView, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
-        if let Some(c) = current {
-            if !added.is_empty() && !removed.contains(&c) && self.queue.front() == Some(&c) {
-                self.queue.pop_front();
-                self.queue.push_back(c);
-            }
+        if let Some(c) = current
+            && !added.is_empty()
+            && !removed.contains(&c)
+            && self.queue.front() == Some(&c)
+        {
+            self.queue.pop_front();
+            self.queue.push_back(c);
         }
         self.queue.extend(added.iter().copied());
         if !removed.is_empty() {

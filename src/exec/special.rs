@@ -265,7 +265,7 @@ impl Executor<'_> {
                 let e = self.expr(other, 32);
                 let b = self.pool.extract(e, 0, 8);
                 let z = self.pool.zext(b, 32);
-                self.from_expr(z)
+                self.value_of(z)
             }
         }))
     }

@@ -221,11 +221,11 @@ impl ExecutionState {
         if text.is_empty() {
             return;
         }
-        if let Some(OutputEvent::Text { stream: s, bytes }) = self.outputs.last_mut() {
-            if *s == stream {
-                bytes.extend_from_slice(text);
-                return;
-            }
+        if let Some(OutputEvent::Text { stream: s, bytes }) = self.outputs.last_mut()
+            && *s == stream
+        {
+            bytes.extend_from_slice(text);
+            return;
         }
         self.outputs.push(OutputEvent::Text { stream, bytes: text.to_vec() });
     }

@@ -390,7 +390,7 @@ mod tests {
         assert_eq!(overflow(OverflowOp::SAdd, 32, 0x7fff_ffff, 1), (0x8000_0000, true));
         assert_eq!(overflow(OverflowOp::UMul, 8, 16, 16), (0, true));
         assert_eq!(overflow(OverflowOp::SMul, 8, 0xff, 0xff), (1, false));
-        assert_eq!(overflow(OverflowOp::SSub, 128, 1u128 << 127, 1).1, true);
+        assert!(overflow(OverflowOp::SSub, 128, 1u128 << 127, 1).1);
         assert_eq!(saturating(SatOp::SAdd, 8, 100, 100), 127);
         assert_eq!(saturating(SatOp::USub, 8, 1, 2), 0);
         assert_eq!(saturating(SatOp::SShl, 8, 0xf0, 2), 0xc0);

@@ -545,7 +545,7 @@ impl Module {
             return None;
         }
         let idx = off / FUNC_STRIDE;
-        (idx < self.funcs.len() as u64).then(|| FuncId(idx as u32))
+        (idx < self.funcs.len() as u64).then_some(FuncId(idx as u32))
     }
 
     /// `file:line:col` of an instruction, if it has debug info.
