@@ -19,8 +19,13 @@ struct Explored {
 }
 
 fn build(src: &std::path::Path) -> Explored {
+    build_at(src, false)
+}
+
+/// Bitcode at -O0 or -O2; the native (ASan) build replays either.
+fn build_at(src: &std::path::Path, opt2: bool) -> Explored {
     let dir = tempfile::tempdir().unwrap();
-    let bc = common::bitcode(src, dir.path(), false, &[]);
+    let bc = common::bitcode(src, dir.path(), opt2, &[]);
     let bin = dir.path().join("native-asan");
     common::toolchain().native(src, &bin, &NativeOptions { sanitize: true }).unwrap();
     let module = Module::load(&bc).unwrap();
@@ -352,4 +357,46 @@ fn halt_observer_sees_every_path_and_may_stop_the_run() {
     let s = ex.run();
     assert!(s.stopped_early.as_deref().unwrap_or("").contains("observer"));
     assert_eq!(seen.get(), s.paths.len(), "the observer saw every halted path");
+}
+
+#[test]
+fn optimised_bitcode_explores_and_replays() {
+    // -O2 turns branches into selects (ite expressions, fewer paths) and
+    // revision tests into switches and selects; every test still replays.
+    for f in ["get_sign.c", "array_index.c", "meta.c", "meta_outputs.c", "pointers.c", "loops.c"] {
+        let e = build_at(&common::fixture(&format!("symbolic/{f}")), true);
+        let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+        let s = ex.run();
+        assert!(s.paths.iter().any(|p| matches!(p.termination, Termination::Exit { .. })), "{f}");
+        let runs = common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+        assert!(runs > 0, "{f}");
+        for p in &s.paths {
+            for c in &p.constraints {
+                assert!(!ex.pool.mentions_revision(*c), "{f}: a path constraint mentions the revision");
+            }
+        }
+    }
+}
+
+#[test]
+fn external_calls_run_natively_when_asked() {
+    use psychic::exec::ExternalCalls;
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("ext.c");
+    std::fs::write(
+        &src,
+        "#include <ctype.h>\n#include <stdlib.h>\nint main(void) { volatile int c = 'q'; return toupper(c) + labs(-3L); }\n",
+    )
+    .unwrap();
+    let bc = common::bitcode(&src, dir.path(), false, &["-fno-builtin"]);
+    let m = Module::load(&bc).unwrap();
+    let s = Executor::new(&m, ExecConfig::default()).unwrap().run();
+    assert_eq!(kinds(&s.paths).get("external"), Some(&1));
+    let mut ex = Executor::new(&m, ExecConfig { external_calls: ExternalCalls::Native, ..ExecConfig::default() }).unwrap();
+    let s = ex.run();
+    match s.paths[0].termination {
+        Termination::Exit { status } => assert_eq!(ex.pool.as_const(status), Some(u128::from(b'Q') + 3)),
+        ref t => panic!("{t:?}"),
+    }
+    assert!(s.warnings.iter().any(|w| w.contains("toupper")), "{:?}", s.warnings);
 }
