@@ -392,7 +392,9 @@ fn external_calls_run_natively_when_asked() {
     let m = Module::load(&bc).unwrap();
     let s = Executor::new(&m, ExecConfig::default()).unwrap().run();
     assert_eq!(kinds(&s.paths).get("external"), Some(&1));
-    let mut ex = Executor::new(&m, ExecConfig { external_calls: ExternalCalls::Native, ..ExecConfig::default() }).unwrap();
+    let mut ex =
+        Executor::new(&m, ExecConfig { external_calls: ExternalCalls::Native, ..ExecConfig::default() })
+            .unwrap();
     let s = ex.run();
     match s.paths[0].termination {
         Termination::Exit { status } => assert_eq!(ex.pool.as_const(status), Some(u128::from(b'Q') + 3)),

@@ -14,6 +14,7 @@ use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, StateId};
+use super::slab::Slab;
 use super::special::Handler;
 use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
 use super::value::{self, Byte, DivError, Value};
@@ -58,8 +59,8 @@ pub struct Executor<'m> {
     pub(super) cfg: ExecConfig,
     consts: Vec<Value>,
     pub(super) handlers: Vec<Option<Handler>>,
-    states: Vec<Option<Box<ExecutionState>>>,
-    free_slots: Vec<StateId>,
+    /// Live states; a state's slot is empty while it runs.
+    states: Slab<Option<Box<ExecutionState>>>,
     searcher: Box<dyn Searcher>,
     ptree: ProcessTree,
     covered: Vec<Vec<bool>>,
@@ -106,8 +107,7 @@ impl<'m> Executor<'m> {
             cfg,
             consts,
             handlers,
-            states: Vec::new(),
-            free_slots: Vec::new(),
+            states: Slab::default(),
             searcher,
             ptree: ProcessTree::default(),
             covered,
@@ -157,7 +157,7 @@ impl<'m> Executor<'m> {
                 let view = SearchView { states: &self.states, ptree: &self.ptree };
                 self.searcher.select(&view)
             };
-            let mut st = self.states[sid].take().expect("searcher selected a live state");
+            let mut st = self.slot(sid).take().expect("searcher selected a live state");
             let halted = self.run_state(&mut st);
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
@@ -175,14 +175,14 @@ impl<'m> Executor<'m> {
             match halted {
                 Some(t) => {
                     self.ptree.remove(st.ptree_node);
-                    self.free_slots.push(sid);
+                    self.states.remove(sid);
                     removed.push(sid);
                     self.halt(*st, t);
                 }
-                None => self.states[sid] = Some(st),
+                None => *self.slot(sid) = Some(st),
             }
             self.update_searcher(Some(sid), &added, &removed);
-            let live = (self.states.len() - self.free_slots.len()) as u64;
+            let live = self.states.len() as u64;
             self.stats.max_live_states = self.stats.max_live_states.max(live);
             if self.stop.is_some() {
                 let reason = self.stop.clone().unwrap_or_default();
@@ -222,9 +222,9 @@ impl<'m> Executor<'m> {
 
     /// Ends every live state early.
     fn end_all(&mut self, reason: &str) {
-        let ids: Vec<StateId> = (0..self.states.len()).filter(|&i| self.states[i].is_some()).collect();
+        let ids: Vec<StateId> = self.states.keys().collect();
         for i in &ids {
-            let st = self.states[*i].take().expect("live");
+            let st = self.states.remove(*i).flatten().expect("live");
             self.halt(*st, Termination::Early { reason: reason.to_string() });
         }
         self.update_searcher(None, &[], &ids);
@@ -232,21 +232,15 @@ impl<'m> Executor<'m> {
 
     fn insert_state(&mut self, st: ExecutionState) -> StateId {
         self.stats.states_created += 1;
-        let b = Some(Box::new(st));
-        match self.free_slots.pop() {
-            Some(i) => {
-                self.states[i] = b;
-                i
-            }
-            None => {
-                self.states.push(b);
-                self.states.len() - 1
-            }
-        }
+        self.states.insert(Some(Box::new(st)))
+    }
+
+    fn slot(&mut self, id: StateId) -> &mut Option<Box<ExecutionState>> {
+        self.states.get_mut(id).expect("live state")
     }
 
     fn state_mut(&mut self, id: StateId) -> &mut ExecutionState {
-        self.states[id].as_deref_mut().expect("live state")
+        self.slot(id).as_deref_mut().expect("live state")
     }
 
     fn update_searcher(&mut self, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {

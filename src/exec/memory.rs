@@ -17,6 +17,7 @@ use std::rc::Rc;
 
 use crate::expr::{ExprId, ExprPool};
 
+use super::slab::Slab;
 use super::value::Byte;
 
 /// Heap objects come from here on (growing up).
@@ -230,8 +231,7 @@ pub type ObjId = u32;
 /// was freed.
 #[derive(Clone, Debug)]
 pub struct AddressSpace {
-    slots: Vec<Option<Rc<ObjectState>>>,
-    free_slots: Vec<ObjId>,
+    slots: Slab<Rc<ObjectState>>,
     by_base: BTreeMap<u64, ObjId>,
     /// The objects recent lookups found (most accesses hit one again).
     hints: [Cell<ObjId>; HINTS],
@@ -246,8 +246,7 @@ pub struct AddressSpace {
 impl Default for AddressSpace {
     fn default() -> Self {
         AddressSpace {
-            slots: Vec::new(),
-            free_slots: Vec::new(),
+            slots: Slab::default(),
             by_base: BTreeMap::new(),
             hints: Default::default(),
             next_hint: Cell::new(0),
@@ -261,17 +260,7 @@ impl Default for AddressSpace {
 impl AddressSpace {
     fn insert(&mut self, o: ObjectState) -> ObjId {
         let base = o.base;
-        let o = Some(Rc::new(o));
-        let id = match self.free_slots.pop() {
-            Some(id) => {
-                self.slots[id as usize] = o;
-                id
-            }
-            None => {
-                self.slots.push(o);
-                self.slots.len() as ObjId - 1
-            }
-        };
+        let id = self.slots.insert(Rc::new(o)) as ObjId;
         self.by_base.insert(base, id);
         id
     }
@@ -300,9 +289,8 @@ impl AddressSpace {
 
     /// Removes an object (a stack object going out of scope, a heap free).
     pub fn remove(&mut self, id: ObjId) -> Option<Rc<ObjectState>> {
-        let o = self.slots.get_mut(id as usize)?.take()?;
+        let o = self.slots.remove(id as usize)?;
         self.by_base.remove(&o.base);
-        self.free_slots.push(id);
         if o.kind == ObjKind::Heap {
             self.freed.insert(o.base, o.size);
         }
@@ -314,7 +302,7 @@ impl AddressSpace {
     pub fn find(&self, addr: u64) -> Option<ObjId> {
         for h in &self.hints {
             let h = h.get();
-            if let Some(Some(o)) = self.slots.get(h as usize)
+            if let Some(o) = self.slots.get(h as usize)
                 && addr >= o.base
                 && addr < o.base + o.size.max(1)
             {
@@ -339,13 +327,13 @@ impl AddressSpace {
     /// A live object.
     #[inline]
     pub fn object(&self, id: ObjId) -> &ObjectState {
-        self.slots[id as usize].as_deref().expect("live object")
+        self.slots.get(id as usize).expect("live object")
     }
 
     /// A live object, for writing (copied first if another state shares it).
     #[inline]
     pub fn object_mut(&mut self, id: ObjId) -> &mut ObjectState {
-        Rc::make_mut(self.slots[id as usize].as_mut().expect("live object"))
+        Rc::make_mut(self.slots.get_mut(id as usize).expect("live object"))
     }
 
     /// The freed heap object that held `addr`, as (base, size).

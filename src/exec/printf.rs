@@ -201,16 +201,7 @@ pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
         let body = match (s.conv, arg) {
             (b'd' | b'i', Arg::Int(v)) => {
                 let v = sign_extend(v, s.int_bits);
-                let sign = if v < 0 {
-                    "-"
-                } else if s.plus {
-                    "+"
-                } else if s.space {
-                    " "
-                } else {
-                    ""
-                };
-                int_body(sign, "", v.unsigned_abs().to_string(), precision)
+                int_body(sign(v < 0, s), "", v.unsigned_abs().to_string(), precision)
             }
             (b'u', Arg::Int(v)) => int_body("", "", truncate(v, s.int_bits).to_string(), precision),
             (b'x' | b'X' | b'o', Arg::Int(v)) => {
@@ -246,14 +237,7 @@ pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
                     spec.zero = false;
                     Body { sign: String::new(), digits: b"(nil)".to_vec(), numeric: false }
                 } else {
-                    let sign = if s.plus {
-                        "+"
-                    } else if s.space {
-                        " "
-                    } else {
-                        ""
-                    };
-                    int_body(sign, "0x", format!("{:x}", v as u64), precision)
+                    int_body(sign(false, s), "0x", format!("{:x}", v as u64), precision)
                 }
             }
             (b's', Arg::Str(text)) => {
@@ -313,6 +297,19 @@ fn pad(out: &mut Vec<u8>, s: &Spec, width: usize, _precision: Option<usize>, b: 
     }
 }
 
+/// The sign a signed conversion prints: `-`, or what `+` and ` ` ask for.
+fn sign(negative: bool, s: &Spec) -> &'static str {
+    if negative {
+        "-"
+    } else if s.plus {
+        "+"
+    } else if s.space {
+        " "
+    } else {
+        ""
+    }
+}
+
 fn sign_extend(v: u128, bits: u32) -> i128 {
     let s = 128 - bits;
     ((v << s) as i128) >> s
@@ -324,15 +321,7 @@ fn truncate(v: u128, bits: u32) -> u128 {
 
 fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> Body {
     let upper = s.conv.is_ascii_uppercase();
-    let sign = if d.is_sign_negative() {
-        "-"
-    } else if s.plus {
-        "+"
-    } else if s.space {
-        " "
-    } else {
-        ""
-    };
+    let sign = sign(d.is_sign_negative(), s);
     let x = d.abs();
     if !x.is_finite() {
         let t = if x.is_nan() { "nan" } else { "inf" };

@@ -20,62 +20,51 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// Bitcode as `psychic` builds it (`-O0 -g`, no optnone), or at `-O2` with
 /// `opt2`; extra flags (such as csmith's include path) go first.
 pub fn bitcode(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!(
-        "{}{}.bc",
-        src.file_stem().unwrap().to_string_lossy(),
-        if opt2 { "-O2" } else { "" }
-    ));
-    let tc = toolchain();
+    let out = output(src, dir, opt2, "bc");
     if !opt2 && extra.is_empty() {
-        tc.bitcode(src, &out).unwrap_or_else(|e| panic!("{e}"));
+        toolchain().bitcode(src, &out).unwrap_or_else(|e| panic!("{e}"));
         return out;
     }
-    let mut cmd = Command::new(tc.clang());
-    cmd.arg("-I").arg(tc.include_dir()).args(extra);
-    cmd.args(["-c", "-emit-llvm", "-g"]);
-    if opt2 {
-        cmd.arg("-O2");
-    } else {
-        cmd.args(["-O0", "-Xclang", "-disable-O0-optnone"]);
-    }
-    cmd.arg("-o").arg(&out).arg(src);
-    let st = cmd.output().expect("run clang");
-    assert!(
-        st.status.success(),
-        "clang failed on {}: {}",
-        src.display(),
-        String::from_utf8_lossy(&st.stderr)
-    );
+    let level: &[&str] = if opt2 { &["-O2"] } else { &["-O0", "-Xclang", "-disable-O0-optnone"] };
+    clang(src, &out, extra, &[&["-c", "-emit-llvm", "-g"], level].concat());
     out
 }
 
-/// A native build of `src`, linked with psychic's replay runtime; at `-O2`
-/// with `opt2`.
+/// A native build of `src`, linked with psychic's replay runtime when
+/// plain, at `-O2` with `opt2` (csmith programs and plain C need no runtime).
 pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!(
-        "{}{}.native",
-        src.file_stem().unwrap().to_string_lossy(),
-        if opt2 { "-O2" } else { "" }
-    ));
-    let tc = toolchain();
+    let out = output(src, dir, opt2, "native");
     if !opt2 && extra.is_empty() {
-        tc.native(src, &out, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        toolchain().native(src, &out, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
         return out;
     }
-    // The replay runtime is only needed by programs that use the KLEE API;
-    // csmith programs and plain C link without it.
-    let mut cmd = Command::new(tc.clang());
-    cmd.arg("-I").arg(tc.include_dir()).args(extra);
-    cmd.arg(if opt2 { "-O2" } else { "-O0" });
-    cmd.arg("-o").arg(&out).arg(src);
-    let st = cmd.output().expect("run clang");
+    clang(src, &out, extra, &[if opt2 { "-O2" } else { "-O0" }]);
+    out
+}
+
+fn output(src: &Path, dir: &Path, opt2: bool, ext: &str) -> PathBuf {
+    let stem = src.file_stem().unwrap().to_string_lossy();
+    dir.join(format!("{stem}{}.{ext}", if opt2 { "-O2" } else { "" }))
+}
+
+fn clang(src: &Path, out: &Path, extra: &[&str], args: &[&str]) {
+    let tc = toolchain();
+    let st = Command::new(tc.clang())
+        .arg("-I")
+        .arg(tc.include_dir())
+        .args(extra)
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg(src)
+        .output()
+        .expect("run clang");
     assert!(
         st.status.success(),
         "clang failed on {}: {}",
         src.display(),
         String::from_utf8_lossy(&st.stderr)
     );
-    out
 }
 
 use psychic::exec::{ExecConfig, Executor, HaltedPath, OutputEvent, RunSummary, Stream, Termination};
