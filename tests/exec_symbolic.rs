@@ -32,6 +32,15 @@ fn build_at(src: &std::path::Path, opt2: bool) -> Explored {
     Explored { dir, bin, module }
 }
 
+/// Compiles and loads a C program written by the test.
+fn module_from(name: &str, code: &str, extra: &[&str]) -> (tempfile::TempDir, Module) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, code).unwrap();
+    let bc = common::bitcode(&src, dir.path(), false, extra);
+    (dir, Module::load(&bc).unwrap())
+}
+
 /// Explores a fixture, replays every test natively, and hands back the paths.
 fn explore(rel: &str, cfg: ExecConfig, check: impl FnOnce(&mut Executor, &RunSummary)) {
     let e = build(&common::fixture(rel));
@@ -158,18 +167,11 @@ fn every_error_kind_is_reported_with_its_location() {
             ErrorKind::Exec,
         ),
     ];
-    let dir = tempfile::tempdir().unwrap();
     for (name, body, kind) in cases {
-        let src = dir.path().join(format!("{name}.c"));
-        std::fs::write(
-            &src,
-            format!(
-                "#include <klee/klee.h>\n#include <stdlib.h>\nint main(void) {{\n  int x;\n  klee_make_symbolic(&x, sizeof x, \"x\");\n  {body}\n}}\n"
-            ),
-        )
-        .unwrap();
-        let bc = common::bitcode(&src, dir.path(), false, &[]);
-        let m = Module::load(&bc).unwrap();
+        let code = format!(
+            "#include <klee/klee.h>\n#include <stdlib.h>\nint main(void) {{\n  int x;\n  klee_make_symbolic(&x, sizeof x, \"x\");\n  {body}\n}}\n"
+        );
+        let (_dir, m) = module_from(&format!("{name}.c"), &code, &[]);
         let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
         let s = ex.run();
         let errs: Vec<&Termination> =
@@ -194,15 +196,11 @@ fn every_error_kind_is_reported_with_its_location() {
 
 #[test]
 fn overshift_is_an_error_only_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("shift.c");
-    std::fs::write(
-        &src,
+    let (_dir, m) = module_from(
+        "shift.c",
         "#include <klee/klee.h>\nint main(void) { unsigned x; klee_make_symbolic(&x, sizeof x, \"x\"); return (1u << x) == 0; }\n",
-    )
-    .unwrap();
-    let bc = common::bitcode(&src, dir.path(), false, &[]);
-    let m = Module::load(&bc).unwrap();
+        &[],
+    );
     for check in [false, true] {
         let mut ex =
             Executor::new(&m, ExecConfig { check_overshift: check, ..ExecConfig::default() }).unwrap();
@@ -214,15 +212,11 @@ fn overshift_is_an_error_only_when_asked() {
 
 #[test]
 fn unsupported_instruction_ends_only_its_path() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("asm.c");
-    std::fs::write(
-        &src,
+    let (_dir, m) = module_from(
+        "asm.c",
         "#include <klee/klee.h>\nint main(void) { int x; klee_make_symbolic(&x, sizeof x, \"x\");\n if (x == 5) { __asm__ volatile(\"nop\"); }\n return 0; }\n",
-    )
-    .unwrap();
-    let bc = common::bitcode(&src, dir.path(), false, &[]);
-    let m = Module::load(&bc).unwrap();
+        &[],
+    );
     let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
     let s = ex.run();
     let k = kinds(&s.paths);
@@ -308,10 +302,8 @@ fn limits_stop_the_run_and_end_states_early() {
 
 #[test]
 fn solver_timeout_ends_only_the_state_that_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("hard.c");
-    std::fs::write(
-        &src,
+    let (_dir, m) = module_from(
+        "hard.c",
         r#"#include <klee/klee.h>
 #include <stdint.h>
 int main(void) {
@@ -326,10 +318,8 @@ int main(void) {
   return 0;
 }
 "#,
-    )
-    .unwrap();
-    let bc = common::bitcode(&src, dir.path(), false, &[]);
-    let m = Module::load(&bc).unwrap();
+        &[],
+    );
     let cfg = ExecConfig { max_solver_time: std::time::Duration::from_millis(200), ..ExecConfig::default() };
     let s = Executor::new(&m, cfg).unwrap().run();
     let k = kinds(&s.paths);
@@ -381,15 +371,11 @@ fn optimised_bitcode_explores_and_replays() {
 #[test]
 fn external_calls_run_natively_when_asked() {
     use psychic::exec::ExternalCalls;
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("ext.c");
-    std::fs::write(
-        &src,
+    let (_dir, m) = module_from(
+        "ext.c",
         "#include <ctype.h>\n#include <stdlib.h>\nint main(void) { volatile int c = 'q'; return toupper(c) + labs(-3L); }\n",
-    )
-    .unwrap();
-    let bc = common::bitcode(&src, dir.path(), false, &["-fno-builtin"]);
-    let m = Module::load(&bc).unwrap();
+        &["-fno-builtin"],
+    );
     let s = Executor::new(&m, ExecConfig::default()).unwrap().run();
     assert_eq!(kinds(&s.paths).get("external"), Some(&1));
     let mut ex =
