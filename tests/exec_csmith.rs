@@ -29,9 +29,14 @@ enum Case {
 
 fn csmith(seed: u64, dir: &Path) -> std::path::PathBuf {
     let out = dir.join(format!("cs{seed}.c"));
+    // PSYCHIC_CSMITH_OPTS replaces the options (for larger programs by hand).
+    let opts: Vec<String> = match std::env::var("PSYCHIC_CSMITH_OPTS") {
+        Ok(o) => o.split_whitespace().map(String::from).collect(),
+        Err(_) => CSMITH_OPTS.iter().map(|s| s.to_string()).collect(),
+    };
     let generated = Command::new("csmith")
         .args(["--seed", &seed.to_string()])
-        .args(CSMITH_OPTS)
+        .args(&opts)
         .current_dir(dir)
         .output()
         .expect("csmith is installed (apt-get install csmith libcsmith-dev)");

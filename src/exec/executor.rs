@@ -1810,6 +1810,9 @@ impl<'m> Executor<'m> {
 
     /// A scalar of `w` bits from its little-endian bytes.
     pub(super) fn scalar_from_bytes(&mut self, bytes: &[Byte], w: u32) -> Value {
+        if bytes.is_empty() {
+            return Value::Int(0);
+        }
         if bytes.iter().all(|b| matches!(b, Byte::C(_))) && bytes.len() <= 16 {
             let mut buf = [0u8; 16];
             for (i, b) in bytes.iter().enumerate() {
@@ -1956,8 +1959,9 @@ impl<'m> Executor<'m> {
 /// sizeof(FILE) in glibc.
 const FILE_SIZE: u64 = 216;
 
-/// `limit` on one allocation (alloca, malloc): larger requests fail.
-pub(super) const MAX_ALLOC: u64 = 1 << 30;
+/// The largest allocation (alloca, malloc) the engine makes; a larger
+/// malloc returns NULL, a larger alloca is an `exec` error.
+pub(super) const MAX_ALLOC: u64 = 1 << 28;
 
 fn icmp_expr(pool: &mut ExprPool, p: crate::ir::IPred, x: ExprId, y: ExprId) -> ExprId {
     use crate::ir::IPred::*;

@@ -43,6 +43,7 @@ struct Translator {
     layout: llvm::Layout,
     out: Module,
     types: HashMap<T, TyId>,
+    type_ids: HashMap<Type, TyId>,
     consts: HashMap<V, ConstId>,
     const_ids: HashMap<ConstKey, ConstId>,
     funcs: HashMap<V, FuncId>,
@@ -71,6 +72,7 @@ impl Translator {
             layout: llvm::Layout::of(m),
             out: Module::default(),
             types: HashMap::new(),
+            type_ids: HashMap::new(),
             consts: HashMap::new(),
             const_ids: HashMap::new(),
             funcs: HashMap::new(),
@@ -193,11 +195,14 @@ impl Translator {
     }
 
     fn intern_type(&mut self, kind: TypeKind, store_size: u64, alloc_size: u64, align: u32) -> TyId {
-        if let Some(i) = self.out.types.iter().position(|t| t.kind == kind) {
-            return TyId(i as u32);
+        let t = Type { kind, store_size, alloc_size, align };
+        if let Some(&id) = self.type_ids.get(&t) {
+            return id;
         }
-        self.out.types.push(Type { kind, store_size, alloc_size, align });
-        TyId(self.out.types.len() as u32 - 1)
+        let id = TyId(self.out.types.len() as u32);
+        self.out.types.push(t.clone());
+        self.type_ids.insert(t, id);
+        id
     }
 
     fn ty(&mut self, t: T) -> TyId {
@@ -240,7 +245,8 @@ impl Translator {
         } else {
             (0, 0, 1)
         };
-        // Struct kinds differ by field lists, so identical layouts intern together.
+        // Types with the same kind and layout share an id (packed and plain
+        // structs differ by their sizes and alignment).
         let id = self.intern_type(kind, store, alloc, align);
         self.types.insert(t, id);
         id

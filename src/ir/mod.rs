@@ -70,7 +70,7 @@ pub const FUNC_STRIDE: u64 = 16;
 /// Bytes left free after every global, so an overflow lands outside objects.
 pub const GLOBAL_GAP: u64 = 64;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TypeKind {
     Void,
     Int(u32),
@@ -98,7 +98,7 @@ pub enum TypeKind {
 }
 
 /// A type with its layout from the module's data layout.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Type {
     pub kind: TypeKind,
     /// Bytes a load or store touches.
