@@ -7,10 +7,10 @@ use psychic::exec::{ExecConfig, Executor, Termination};
 use psychic::ir::Module;
 
 /// Engine and native run of one C file agree; returns the engine's stdout.
-fn agree(src: &std::path::Path, opt2: bool, extra: &[&str]) -> String {
+fn agree(src: &std::path::Path, opt2: bool) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let bc = common::bitcode(src, dir.path(), opt2, extra);
-    let bin = common::native(src, dir.path(), opt2, extra);
+    let bc = common::bitcode(src, dir.path(), opt2, &[]);
+    let bin = common::native_with_libm(src, dir.path(), opt2);
     let native = common::run_native(&bin, 20).expect("native run finishes");
     let m = Module::load(&bc).unwrap();
     let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
@@ -36,11 +36,19 @@ fn agree(src: &std::path::Path, opt2: bool, extra: &[&str]) -> String {
 
 #[test]
 fn constructs_match_native_o0() {
-    let out = agree(&common::fixture("concrete/constructs.c"), false, &[]);
+    let out = agree(&common::fixture("concrete/constructs.c"), false);
     assert!(out.contains("fib 610"), "{out}");
 }
 
 #[test]
 fn constructs_match_native_o2() {
-    agree(&common::fixture("concrete/constructs.c"), true, &[]);
+    agree(&common::fixture("concrete/constructs.c"), true);
+}
+
+#[test]
+fn intrinsics_match_native_o0_and_o2() {
+    for opt2 in [false, true] {
+        let out = agree(&common::fixture("concrete/intrinsics.c"), opt2);
+        assert!(out.contains("sat 2147483647"), "{out}");
+    }
 }

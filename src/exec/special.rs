@@ -11,7 +11,7 @@ use std::ffi::CString;
 
 use crate::expr::ExprId;
 use crate::expr::fold::mask;
-use crate::ir::{FuncId, TyId, TypeKind};
+use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
 use super::ExternalCalls;
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
@@ -20,7 +20,7 @@ use super::printf::{self, Arg, Slot};
 use super::state::{
     Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination,
 };
-use super::value::{Byte, Value};
+use super::value::{self, Byte, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Handler {
@@ -51,7 +51,18 @@ pub(super) enum Handler {
     /// putc/fputc(c, stream): what -O2 makes of putchar.
     Putc,
     OutputBytes,
+    /// libm functions that are LLVM intrinsics too (`floor`, `sqrtf`, ...).
+    Math(MathFn, FKind),
     Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MathFn {
+    Unary(FUnary),
+    CopySign,
+    Min,
+    Max,
+    Fma,
 }
 
 impl Handler {
@@ -85,7 +96,33 @@ impl Handler {
             "putchar" => Putchar,
             "putc" | "fputc" | "_IO_putc" | "putc_unlocked" | "fputc_unlocked" => Putc,
             "psychic_output_bytes" => OutputBytes,
-            _ => Unknown,
+            _ => Self::math(name).unwrap_or(Unknown),
+        }
+    }
+}
+
+impl Handler {
+    /// `floor` (double) or `floorf` (float), and the like.
+    fn math(name: &str) -> Option<Handler> {
+        let f = |base: &str| {
+            Some(match base {
+                "fabs" => MathFn::Unary(FUnary::Fabs),
+                "sqrt" => MathFn::Unary(FUnary::Sqrt),
+                "floor" => MathFn::Unary(FUnary::Floor),
+                "ceil" => MathFn::Unary(FUnary::Ceil),
+                "trunc" => MathFn::Unary(FUnary::Trunc),
+                "round" => MathFn::Unary(FUnary::Round),
+                "rint" | "nearbyint" => MathFn::Unary(FUnary::Rint),
+                "copysign" => MathFn::CopySign,
+                "fmin" => MathFn::Min,
+                "fmax" => MathFn::Max,
+                "fma" => MathFn::Fma,
+                _ => return None,
+            })
+        };
+        match f(name) {
+            Some(m) => Some(Handler::Math(m, FKind::F64)),
+            None => f(name.strip_suffix('f')?).map(|m| Handler::Math(m, FKind::F32)),
         }
     }
 }
@@ -251,6 +288,19 @@ impl Executor<'_> {
                 let bytes = bytes.into_iter().map(|b| byte_expr(&mut self.pool, b)).collect();
                 st.annotations.push(Annotation { name, bytes });
                 None
+            }
+            Handler::Math(f, kind) => {
+                let mut x = [0u128; 3];
+                for (slot, v) in x.iter_mut().zip(a) {
+                    *slot = self.concretize(st, v, 64, "math function argument")?;
+                }
+                int(match f {
+                    MathFn::Unary(u) => value::funary(*u, *kind, x[0]),
+                    MathFn::CopySign => value::copysign(*kind, x[0], x[1]),
+                    MathFn::Min => value::fminmax(false, *kind, x[0], x[1]),
+                    MathFn::Max => value::fminmax(true, *kind, x[0], x[1]),
+                    MathFn::Fma => value::fma(*kind, x[0], x[1], x[2]),
+                })
             }
             Handler::Unknown => return self.call_external(st, fid, a),
         })

@@ -42,6 +42,28 @@ pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
     out
 }
 
+/// A native build linked with libm (after the source, where the linker
+/// needs it).
+pub fn native_with_libm(src: &Path, dir: &Path, opt2: bool) -> PathBuf {
+    let out = output(src, dir, opt2, "native");
+    let tc = toolchain();
+    let st = Command::new(tc.clang())
+        .arg(if opt2 { "-O2" } else { "-O0" })
+        .arg("-o")
+        .arg(&out)
+        .arg(src)
+        .arg("-lm")
+        .output()
+        .expect("run clang");
+    assert!(
+        st.status.success(),
+        "clang failed on {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&st.stderr)
+    );
+    out
+}
+
 fn output(src: &Path, dir: &Path, opt2: bool, ext: &str) -> PathBuf {
     let stem = src.file_stem().unwrap().to_string_lossy();
     dir.join(format!("{stem}{}.{ext}", if opt2 { "-O2" } else { "" }))
