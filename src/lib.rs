@@ -5,11 +5,14 @@
 //! → `diff` (with `replay`) → `cluster` → `report`. `cli` drives them.
 
 pub mod cli;
+pub mod cluster;
 pub mod compile;
+pub mod diff;
 pub mod exec;
 pub mod expr;
 pub mod ir;
 pub mod ktest;
 pub mod replay;
+pub mod report;
 pub mod runtime;
 pub mod solver;

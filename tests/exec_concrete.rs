@@ -52,3 +52,34 @@ fn intrinsics_match_native_o0_and_o2() {
         assert!(out.contains("sat 2147483647"), "{out}");
     }
 }
+
+#[test]
+fn libc_model_links_in_and_matches_native() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture("concrete/libc_use.c");
+    let rt = psychic::runtime::Installed::new().unwrap();
+    let mut libs = Vec::new();
+    for (i, c) in rt.libc_model_sources().iter().enumerate() {
+        let out = dir.path().join(format!("model{i}.bc"));
+        common::toolchain().bitcode(c, &out).unwrap();
+        libs.push(out);
+    }
+    let bc = common::bitcode(&src, dir.path(), false, &[]);
+    let bin = common::native_with_libm(&src, dir.path(), false);
+    let native = common::run_native(&bin, 10).unwrap();
+    let lib_refs: Vec<&std::path::Path> = libs.iter().map(|p| p.as_path()).collect();
+    let m = Module::load_linked(&bc, &lib_refs).unwrap();
+    let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+    let s = ex.run();
+    assert_eq!(s.paths.len(), 1, "{:?}", s.paths);
+    assert_eq!(
+        String::from_utf8_lossy(&common::stdout_of(&s.paths[0])),
+        String::from_utf8_lossy(&native.stdout)
+    );
+    match s.paths[0].termination {
+        Termination::Exit { status } => {
+            assert_eq!(ex.pool.as_const(status).map(|v| v as i32), native.exit_status)
+        }
+        ref t => panic!("{t:?}"),
+    }
+}

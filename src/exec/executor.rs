@@ -267,10 +267,16 @@ impl<'m> Executor<'m> {
             mem.insert_fixed(g.addr, g.size, ObjKind::Global, bytes, g.constant);
         }
         let mut st = ExecutionState::new(RevSet::all(self.num_revisions), mem);
-        // glibc's standard streams: distinct FILE objects the globals point to.
+        // The standard streams: the FILE objects the globals point to (the
+        // libc model's, or objects made here for glibc's extern ones).
         for (i, name) in ["stdin", "stdout", "stderr"].iter().enumerate() {
             let Some(g) = m.global_by_name.get(*name).map(|g| &m.globals[g.index()]) else { continue };
-            if !g.defined && g.size == 8 {
+            if g.size != 8 {
+                continue;
+            }
+            if let Some(init) = &g.init {
+                self.std_streams[i] = Some(u64::from_le_bytes(init[..8].try_into().expect("8 bytes")));
+            } else if !g.defined {
                 let file = st.memory.allocate(FILE_SIZE, 8, ObjKind::Runtime);
                 let file = st.memory.object(file).base;
                 let gid = st.memory.at_base(g.addr).expect("global");

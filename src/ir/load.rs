@@ -17,11 +17,29 @@ pub enum LoadError {
     Read { path: PathBuf, msg: String },
     #[error("{}: not LLVM bitcode that LLVM 19 can read: {msg}", path.display())]
     NotBitcode { path: PathBuf, msg: String },
+    #[error("{}: cannot link it into the program: {msg}", path.display())]
+    Link { path: PathBuf, msg: String },
     #[error("no function `{name}` defined in the module (choose another entry point)")]
     NoEntry { name: String },
 }
 
-pub(super) fn load(path: &Path) -> Result<Module, LoadError> {
+/// Loads `paths[0]` and links the others into it (weak definitions yield).
+pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
+    let ctx = Context::create();
+    let (first, rest) = paths.split_first().expect("at least one bitcode file");
+    let module = parse(&ctx, first)?;
+    for p in rest {
+        let other = parse(&ctx, p)?;
+        module
+            .link_in_module(other)
+            .map_err(|e| LoadError::Link { path: p.to_path_buf(), msg: e.to_string() })?;
+    }
+    let mut t = Translator::new(module.as_mut_ptr());
+    t.run();
+    Ok(t.out)
+}
+
+fn parse<'c>(ctx: &'c Context, path: &Path) -> Result<inkwell::module::Module<'c>, LoadError> {
     let buf = MemoryBuffer::create_from_file(path)
         .map_err(|e| LoadError::Read { path: path.to_path_buf(), msg: e.to_string() })?;
     if !buf.as_slice().starts_with(b"BC\xC0\xDE") && !buf.as_slice().starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
@@ -30,12 +48,8 @@ pub(super) fn load(path: &Path) -> Result<Module, LoadError> {
             msg: "the file does not start with the bitcode magic".into(),
         });
     }
-    let ctx = Context::create();
-    let module = inkwell::module::Module::parse_bitcode_from_buffer(&buf, &ctx)
-        .map_err(|e| LoadError::NotBitcode { path: path.to_path_buf(), msg: e.to_string() })?;
-    let mut t = Translator::new(module.as_mut_ptr());
-    t.run();
-    Ok(t.out)
+    inkwell::module::Module::parse_bitcode_from_buffer(&buf, ctx)
+        .map_err(|e| LoadError::NotBitcode { path: path.to_path_buf(), msg: e.to_string() })
 }
 
 struct Translator {

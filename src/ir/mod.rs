@@ -515,7 +515,19 @@ pub struct Module {
 impl Module {
     /// Reads and translates a bitcode file.
     pub fn load(path: &std::path::Path) -> Result<Module, LoadError> {
-        load::load(path)
+        load::load(&[path])
+    }
+
+    /// Reads a program's bitcode, links libraries' bitcode into it (such as
+    /// the libc model; weak definitions yield to the program's), and
+    /// translates the result.
+    pub fn load_linked(
+        program: &std::path::Path,
+        libraries: &[&std::path::Path],
+    ) -> Result<Module, LoadError> {
+        let mut all = vec![program];
+        all.extend_from_slice(libraries);
+        load::load(&all)
     }
 
     pub fn func(&self, id: FuncId) -> &Function {
