@@ -538,6 +538,9 @@ impl ExprPool {
                 return e;
             }
         } else {
+            if self.provably_distinct(a, b) {
+                return self.false_();
+            }
             match (*self.node(a), *self.node(b)) {
                 (Node::ZExt { arg: x, .. }, Node::ZExt { arg: y, .. })
                 | (Node::SExt { arg: x, .. }, Node::SExt { arg: y, .. })
@@ -907,19 +910,30 @@ impl ExprPool {
     /// simplified form (a truncated sum, say, is a narrower sum rather than an extract).
     fn fuse(&mut self, hi: ExprId, lo: ExprId) -> Option<ExprId> {
         let (wh, wl) = (self.width(hi), self.width(lo));
-        if let Some((x, offset)) = self.as_extract(hi)
-            && offset >= wl
-            && self.extract(x, offset - wl, wl) == lo
-        {
-            return Some(self.extract(x, offset - wl, wh + wl));
+        match (self.as_extract(hi), self.as_extract(lo)) {
+            (Some((x, ho)), Some((y, lo_off))) => {
+                (x == y && ho == lo_off + wl).then(|| self.extract(x, lo_off, wh + wl))
+            }
+            (Some((x, offset)), None)
+                if offset >= wl && self.is_pushed_extract(lo) && self.extract(x, offset - wl, wl) == lo =>
+            {
+                Some(self.extract(x, offset - wl, wh + wl))
+            }
+            (None, Some((y, offset)))
+                if offset + wl + wh <= self.width(y)
+                    && self.is_pushed_extract(hi)
+                    && self.extract(y, offset + wl, wh) == hi =>
+            {
+                Some(self.extract(y, offset, wh + wl))
+            }
+            _ => None,
         }
-        if let Some((y, offset)) = self.as_extract(lo)
-            && offset + wl + wh <= self.width(y)
-            && self.extract(y, offset + wl, wh) == hi
-        {
-            return Some(self.extract(y, offset, wh + wl));
-        }
-        None
+    }
+
+    /// Whether `e` has a shape that `extract` produces by pushing into an operation, so that it may be
+    /// an extract in disguise.
+    fn is_pushed_extract(&self, e: ExprId) -> bool {
+        matches!(self.node(e), Node::Bin { .. } | Node::Not(_) | Node::Ite { .. })
     }
 
     /// `e` as `(source, offset)` when it is an extract.

@@ -1,7 +1,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::testgen::{BYTES, Tree, interesting};
+use super::testgen::{Tree, interesting};
+
+const BYTES: u64 = 4;
 use super::*;
 
 fn pool_with_input(size: u64) -> (ExprPool, ArrayId) {
@@ -410,7 +412,7 @@ fn simplifier_is_sound_on_random_trees() {
     let mut checked = 0;
     for round in 0..4000 {
         let w = [1, 8, 16, 32, 64, 128, 3, 24][round % 8];
-        let tree = Tree::random(rng, w, 5);
+        let tree = Tree::random(rng, w, 5, BYTES);
         let e = tree.build(&mut pool, x);
         assert_eq!(pool.width(e), w);
         for _ in 0..16 {
@@ -430,7 +432,7 @@ fn substitution_is_sound_on_random_trees() {
     let (mut pool, x) = pool_with_input(BYTES);
     let rev = pool.revision();
     for _ in 0..500 {
-        let tree = Tree::random(rng, 32, 4);
+        let tree = Tree::random(rng, 32, 4, BYTES);
         let e = tree.build(&mut pool, x);
         let mixed = pool.add(e, rev);
         let r: u32 = rng.random_range(0..4);

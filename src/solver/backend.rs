@@ -50,7 +50,9 @@ impl Z3Backend {
             self.terms.clear();
         }
         let start = Instant::now();
-        let solver = z3::Solver::new();
+        // A fixed logic lets Z3 pick its bit-blasting tactic at once; arrays need the array theory.
+        let logic = if lits.iter().any(|l| pool.has_array_terms(l.expr)) { "QF_ABV" } else { "QF_BV" };
+        let solver = z3::Solver::new_for_logic(logic).unwrap_or_else(z3::Solver::new);
         let mut params = Params::new();
         params.set_u32("timeout", u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1));
         solver.set_params(&params);
@@ -105,7 +107,7 @@ impl Z3Backend {
         self.revision.get_or_insert_with(|| BV::new_const("rev", crate::expr::REVISION_WIDTH)).clone()
     }
 
-    fn byte_const(&mut self, pool: &ExprPool, array: ArrayId, index: u64) -> BV {
+    pub(super) fn byte_const(&mut self, pool: &ExprPool, array: ArrayId, index: u64) -> BV {
         if let Some(bv) = self.bytes.get(&(array, index)) {
             return bv.clone();
         }
@@ -120,7 +122,7 @@ impl Z3Backend {
     }
 
     /// Lowers `root` and everything below it that is not lowered yet, children first.
-    fn lower(&mut self, pool: &ExprPool, root: ExprId) {
+    pub(super) fn lower(&mut self, pool: &ExprPool, root: ExprId) {
         if self.terms.contains_key(&root) {
             return;
         }
@@ -141,7 +143,7 @@ impl Z3Backend {
         }
     }
 
-    fn bv(&self, e: ExprId) -> BV {
+    pub(super) fn bv(&self, e: ExprId) -> BV {
         match &self.terms[&e] {
             Term::Bv(bv) => bv.clone(),
             Term::Bool(b) => b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1)),
