@@ -52,7 +52,7 @@ impl Z3Backend {
         let start = Instant::now();
         // A fixed logic lets Z3 pick its bit-blasting tactic at once; arrays need the array theory.
         let logic = if lits.iter().any(|l| pool.has_array_terms(l.expr)) { "QF_ABV" } else { "QF_BV" };
-        let solver = z3::Solver::new_for_logic(logic).unwrap_or_else(z3::Solver::new);
+        let solver = z3::Solver::new_for_logic(logic).unwrap_or_default();
         let mut params = Params::new();
         params.set_u32("timeout", u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1));
         solver.set_params(&params);
