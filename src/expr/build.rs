@@ -16,6 +16,9 @@ use super::{ArrayId, BinOp, CmpOp, ConstArrayId, ExprId, ExprPool, INDEX_WIDTH, 
 /// How deep `extract(op(a, b), 0, w)` may push the truncation into an arithmetic tree.
 const NARROW_DEPTH: u32 = 4;
 
+/// Masks with more runs of ones than this stay an `and`.
+const MAX_MASK_RUNS: usize = 4;
+
 impl ExprPool {
     // ---- leaves ----
 
@@ -344,8 +347,8 @@ impl ExprPool {
                 let c = self.constant(w, ca & self.as_const(c2).unwrap());
                 return self.and(c, x);
             }
-            if let Some((offset, len)) = fold::contiguous_run(ca) {
-                return self.keep_bits(b, offset, len);
+            if let Some(e) = self.keep_bits(b, ca) {
+                return e;
             }
         } else if self.complements(a, b) {
             return self.constant(w, 0);
@@ -879,7 +882,7 @@ impl ExprPool {
             (Some(0), None) => return self.zext(lo, w),
             _ => {}
         }
-        if let Some(e) = self.fuse(hi, lo) {
+        if let Some(e) = self.fuse(hi, lo).or_else(|| self.concat_bitwise(hi, lo)) {
             return e;
         }
         // concat(zext(a), lo) = zext(concat(a, lo)): zero high bits stay outermost.
@@ -914,15 +917,11 @@ impl ExprPool {
             (Some((x, ho)), Some((y, lo_off))) => {
                 (x == y && ho == lo_off + wl).then(|| self.extract(x, lo_off, wh + wl))
             }
-            (Some((x, offset)), None)
-                if offset >= wl && self.is_pushed_extract(lo) && self.extract(x, offset - wl, wl) == lo =>
-            {
+            (Some((x, offset)), None) if offset >= wl && self.extract(x, offset - wl, wl) == lo => {
                 Some(self.extract(x, offset - wl, wh + wl))
             }
             (None, Some((y, offset)))
-                if offset + wl + wh <= self.width(y)
-                    && self.is_pushed_extract(hi)
-                    && self.extract(y, offset + wl, wh) == hi =>
+                if offset + wl + wh <= self.width(y) && self.extract(y, offset + wl, wh) == hi =>
             {
                 Some(self.extract(y, offset, wh + wl))
             }
@@ -930,10 +929,26 @@ impl ExprPool {
         }
     }
 
-    /// Whether `e` has a shape that `extract` produces by pushing into an operation, so that it may be
-    /// an extract in disguise.
-    fn is_pushed_extract(&self, e: ExprId) -> bool {
-        matches!(self.node(e), Node::Bin { .. } | Node::Not(_) | Node::Ite { .. })
+    /// `concat(op(c1, a), op(c2, b))` as `op(concat(c1, c2), concat(a, b))` for the bitwise operations,
+    /// and `concat(not a, not b)` as `not(concat(a, b))`: the bytes of a masked value reassemble.
+    fn concat_bitwise(&mut self, hi: ExprId, lo: ExprId) -> Option<ExprId> {
+        match (*self.node(hi), *self.node(lo)) {
+            (Node::Not(a), Node::Not(b)) => {
+                let inner = self.concat(a, b);
+                Some(self.not(inner))
+            }
+            (Node::Bin { op, lhs: c1, rhs: a }, Node::Bin { op: op2, lhs: c2, rhs: b })
+                if op == op2
+                    && matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+                    && self.is_const(c1)
+                    && self.is_const(c2) =>
+            {
+                let c = self.concat(c1, c2);
+                let x = self.concat(a, b);
+                Some(self.binary(op, c, x))
+            }
+            _ => None,
+        }
     }
 
     /// `e` as `(source, offset)` when it is an extract.
@@ -1120,15 +1135,23 @@ impl ExprPool {
         *self.node(a) == Node::Not(b) || *self.node(b) == Node::Not(a)
     }
 
-    /// Keeps bits `offset .. offset + len` of `e` and clears the rest.
-    fn keep_bits(&mut self, e: ExprId, offset: u32, len: u32) -> ExprId {
+    /// `mask & e` as a concat of extracts of `e` and zeros, when the mask has at most `MAX_MASK_RUNS`
+    /// runs of ones: the form that storing and reloading the bytes of `mask & e` also gives.
+    fn keep_bits(&mut self, e: ExprId, mask: u128) -> Option<ExprId> {
         let w = self.width(e);
-        let mut kept = self.extract(e, offset, len);
-        if offset > 0 {
-            let zeros = self.constant(offset, 0);
-            kept = self.concat(kept, zeros);
+        let runs = fold::runs(mask, w);
+        if runs.len() > 2 * MAX_MASK_RUNS {
+            return None;
         }
-        self.zext(kept, w)
+        let mut result: Option<ExprId> = None;
+        for (offset, len, ones) in runs {
+            let piece = if ones { self.extract(e, offset, len) } else { self.constant(len, 0) };
+            result = Some(match result {
+                None => piece,
+                Some(low) => self.concat(piece, low),
+            });
+        }
+        result
     }
 
     /// `a | b` (equally `a + b`, `a ^ b`) as a concat when the set bits of `a` and `b` cannot overlap:

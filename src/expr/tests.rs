@@ -223,7 +223,12 @@ fn load_of_stored_bytes_gives_back_the_value() {
     let v = load(&mut pool, x, 0, 4);
     let y = pool.constant(32, 0x1234_5678);
     let sum = pool.add(v, y);
-    for value in [v, sum] {
+    let low_zero = pool.constant(32, 0x100);
+    let sum2 = pool.add(v, low_zero);
+    let mask = pool.constant(32, 0x00f0_ff0f);
+    let masked = pool.and(v, mask);
+    let flipped = pool.not(v);
+    for value in [v, sum, sum2, masked, flipped] {
         let bytes = store_bytes(&mut pool, value, 4);
         // Little-endian reload, nested to the right and to the left.
         let mut right = bytes[0];
