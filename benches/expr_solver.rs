@@ -1,6 +1,6 @@
 //! Benchmarks of the expression builder and the solver chain; prints tables, asserts nothing.
 //!
-//! `cargo bench --bench expr_solver`
+//! `cargo bench --bench expr_solver [-- builder|chain]`
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -218,6 +218,13 @@ fn chain() {
 }
 
 fn main() {
-    builder();
-    chain();
+    // `cargo bench --bench expr_solver -- builder` (or `chain`) runs one table.
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wants = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
+    if wants("builder") {
+        builder();
+    }
+    if wants("chain") {
+        chain();
+    }
 }

@@ -19,9 +19,11 @@ pub(crate) mod testgen;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 pub use eval::Evaluator;
 
@@ -240,7 +242,8 @@ pub struct ExprPool {
     uid: u64,
     nodes: Vec<Node>,
     meta: Vec<Meta>,
-    interned: FxHashMap<Node, ExprId>,
+    /// Hash-consing table: ids only, the nodes themselves are in `nodes`.
+    interned: HashTable<ExprId>,
     arrays: Vec<ArrayInfo>,
     array_ids: FxHashMap<ArrayInfo, ArrayId>,
     /// How many arrays carry each name, so that the printer can disambiguate.
@@ -268,7 +271,7 @@ impl ExprPool {
             uid: NEXT_POOL_ID.fetch_add(1, Ordering::Relaxed),
             nodes: Vec::new(),
             meta: Vec::new(),
-            interned: FxHashMap::default(),
+            interned: HashTable::new(),
             arrays: Vec::new(),
             array_ids: FxHashMap::default(),
             name_counts: FxHashMap::default(),
@@ -362,14 +365,17 @@ impl ExprPool {
 
     /// Interns `node`, whose operands must already be valid and simplified. The only place nodes are made.
     fn intern(&mut self, node: Node) -> ExprId {
-        if let Some(&id) = self.interned.get(&node) {
+        let hash = FxBuildHasher.hash_one(node);
+        let nodes = &self.nodes;
+        if let Some(&id) = self.interned.find(hash, |&id| nodes[id.index()] == node) {
             return id;
         }
         let meta = self.compute_meta(&node);
         let id = ExprId(u32::try_from(self.nodes.len()).expect("more than 2^32 expressions"));
         self.nodes.push(node);
         self.meta.push(meta);
-        self.interned.insert(node, id);
+        let nodes = &self.nodes;
+        self.interned.insert_unique(hash, id, |&id| FxBuildHasher.hash_one(nodes[id.index()]));
         id
     }
 
