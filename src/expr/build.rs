@@ -627,93 +627,57 @@ impl ExprPool {
     }
 
     pub fn ult(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("ult", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Ult, a, b, w) {
-            return e;
-        }
-        if a == b || self.as_const(b) == Some(0) || self.as_const(a) == Some(mask(w)) {
-            return self.false_();
-        }
-        if w == 1 {
-            let na = self.not(a);
-            return self.and(na, b);
-        }
-        // 0 < b  ⇔  b != 0;   a < 1  ⇔  a == 0
-        if self.as_const(a) == Some(0) {
-            return self.ne(a, b);
-        }
-        if self.as_const(b) == Some(1) {
-            let zero = self.constant(w, 0);
-            return self.eq(zero, a);
-        }
-        if let Some(e) = self.narrow_unsigned_cmp(CmpOp::Ult, a, b) {
-            return e;
-        }
-        self.intern(Node::Cmp { op: CmpOp::Ult, lhs: a, rhs: b })
+        self.ordered(CmpOp::Ult, a, b)
     }
 
     pub fn ule(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("ule", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Ule, a, b, w) {
-            return e;
-        }
-        if a == b || self.as_const(a) == Some(0) || self.as_const(b) == Some(mask(w)) {
-            return self.true_();
-        }
-        if w == 1 {
-            let na = self.not(a);
-            return self.or(na, b);
-        }
-        if self.as_const(b) == Some(0) {
-            return self.eq(b, a);
-        }
-        if let Some(e) = self.narrow_unsigned_cmp(CmpOp::Ule, a, b) {
-            return e;
-        }
-        self.intern(Node::Cmp { op: CmpOp::Ule, lhs: a, rhs: b })
+        self.ordered(CmpOp::Ule, a, b)
     }
 
     pub fn slt(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("slt", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Slt, a, b, w) {
-            return e;
-        }
-        if a == b
-            || self.as_const(b) == Some(fold::signed_min(w))
-            || self.as_const(a) == Some(fold::signed_max(w))
-        {
-            return self.false_();
-        }
-        if w == 1 {
-            // At width 1, 1 is -1: a < b  ⇔  a ∧ ¬b.
-            let nb = self.not(b);
-            return self.and(a, nb);
-        }
-        if let Some(e) = self.narrow_signed_cmp(CmpOp::Slt, a, b) {
-            return e;
-        }
-        self.intern(Node::Cmp { op: CmpOp::Slt, lhs: a, rhs: b })
+        self.ordered(CmpOp::Slt, a, b)
     }
 
     pub fn sle(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("sle", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Sle, a, b, w) {
+        self.ordered(CmpOp::Sle, a, b)
+    }
+
+    /// The order comparisons `ult`, `ule`, `slt`, `sle`.
+    fn ordered(&mut self, op: CmpOp, a: ExprId, b: ExprId) -> ExprId {
+        let w = self.same_width(op.name(), a, b);
+        if let Some(e) = self.fold_cmp(op, a, b, w) {
             return e;
         }
-        if a == b
-            || self.as_const(a) == Some(fold::signed_min(w))
-            || self.as_const(b) == Some(fold::signed_max(w))
-        {
-            return self.true_();
+        let strict = matches!(op, CmpOp::Ult | CmpOp::Slt);
+        let signed = matches!(op, CmpOp::Slt | CmpOp::Sle);
+        let (min, max) = if signed { (fold::signed_min(w), fold::signed_max(w)) } else { (0, mask(w)) };
+        // a < a, a < min, max < a are false; a ≤ a, min ≤ a, a ≤ max are true.
+        let (low, high) = if strict { (b, a) } else { (a, b) };
+        if a == b || self.as_const(low) == Some(min) || self.as_const(high) == Some(max) {
+            return self.bool_const(!strict);
         }
         if w == 1 {
-            let nb = self.not(b);
-            return self.or(a, nb);
+            // At width 1, unsigned 1 is the largest value and signed 1 (that is, -1) the smallest.
+            let (small, big) = if signed { (b, a) } else { (a, b) };
+            let not_small = self.not(small);
+            return if strict { self.and(not_small, big) } else { self.or(not_small, big) };
         }
-        if let Some(e) = self.narrow_signed_cmp(CmpOp::Sle, a, b) {
+        if !signed {
+            let zero = self.constant(w, 0);
+            // 0 < b  ⇔  b ≠ 0;   a < 1  ⇔  a = 0;   a ≤ 0  ⇔  a = 0
+            if strict && self.as_const(a) == Some(0) {
+                return self.ne(zero, b);
+            }
+            if (strict && self.as_const(b) == Some(1)) || (!strict && self.as_const(b) == Some(0)) {
+                return self.eq(zero, a);
+            }
+        }
+        let narrowed =
+            if signed { self.narrow_signed_cmp(op, a, b) } else { self.narrow_unsigned_cmp(op, a, b) };
+        if let Some(e) = narrowed {
             return e;
         }
-        self.intern(Node::Cmp { op: CmpOp::Sle, lhs: a, rhs: b })
+        self.intern(Node::Cmp { op, lhs: a, rhs: b })
     }
 
     pub fn ugt(&mut self, a: ExprId, b: ExprId) -> ExprId {

@@ -363,6 +363,23 @@ impl ExprPool {
         &self.const_arrays[c.0 as usize]
     }
 
+    /// The nodes reachable from `root` without passing through a node for which `done` holds, in
+    /// increasing id order: children before parents, for bottom-up passes without recursion.
+    pub fn pending_below(&self, root: ExprId, mut done: impl FnMut(ExprId) -> bool) -> Vec<ExprId> {
+        let mut pending = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![root];
+        while let Some(e) = stack.pop() {
+            if done(e) || !seen.insert(e) {
+                continue;
+            }
+            pending.push(e);
+            stack.extend(self.node(e).children());
+        }
+        pending.sort_unstable();
+        pending
+    }
+
     /// Interns `node`, whose operands must already be valid and simplified. The only place nodes are made.
     fn intern(&mut self, node: Node) -> ExprId {
         let hash = FxBuildHasher.hash_one(node);

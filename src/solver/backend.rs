@@ -126,17 +126,7 @@ impl Z3Backend {
         if self.terms.contains_key(&root) {
             return;
         }
-        let mut pending = Vec::new();
-        let mut seen = FxHashSet::default();
-        let mut stack = vec![root];
-        while let Some(e) = stack.pop() {
-            if self.terms.contains_key(&e) || !seen.insert(e) {
-                continue;
-            }
-            pending.push(e);
-            stack.extend(pool.node(e).children());
-        }
-        pending.sort_unstable();
+        let pending = pool.pending_below(root, |e| self.terms.contains_key(&e));
         for e in pending {
             let term = self.lower_node(pool, e);
             self.terms.insert(e, term);
