@@ -161,11 +161,10 @@ impl ExprPool {
             if ca == 0 {
                 return b;
             }
+            if let Some(e) = self.reassociate(BinOp::Add, ca, b) {
+                return e;
+            }
             match *self.node(b) {
-                Node::Bin { op: BinOp::Add, lhs, rhs } if self.is_const(lhs) => {
-                    let c = self.constant(w, ca.wrapping_add(self.as_const(lhs).unwrap()));
-                    return self.add(c, rhs);
-                }
                 Node::Bin { op: BinOp::Sub, lhs, rhs } if self.is_const(lhs) => {
                     let c = self.constant(w, ca.wrapping_add(self.as_const(lhs).unwrap()));
                     return self.sub(c, rhs);
@@ -258,9 +257,8 @@ impl ExprPool {
             if ca == mask(w) {
                 return self.neg(b);
             }
-            if let Some((c2, x)) = self.const_operand(BinOp::Mul, b) {
-                let c = self.constant(w, ca.wrapping_mul(self.as_const(c2).unwrap()));
-                return self.mul(c, x);
+            if let Some(e) = self.reassociate(BinOp::Mul, ca, b) {
+                return e;
             }
         } else {
             if let Some((c, x)) = self.const_operand(BinOp::Mul, a) {
@@ -343,9 +341,8 @@ impl ExprPool {
             if ca == mask(w) {
                 return b;
             }
-            if let Some((c2, x)) = self.const_operand(BinOp::And, b) {
-                let c = self.constant(w, ca & self.as_const(c2).unwrap());
-                return self.and(c, x);
+            if let Some(e) = self.reassociate(BinOp::And, ca, b) {
+                return e;
             }
             if let Some(e) = self.keep_bits(b, ca) {
                 return e;
@@ -372,9 +369,8 @@ impl ExprPool {
             if ca == mask(w) {
                 return a;
             }
-            if let Some((c2, x)) = self.const_operand(BinOp::Or, b) {
-                let c = self.constant(w, ca | self.as_const(c2).unwrap());
-                return self.or(c, x);
+            if let Some(e) = self.reassociate(BinOp::Or, ca, b) {
+                return e;
             }
         } else if self.complements(a, b) {
             return self.constant(w, mask(w));
@@ -401,9 +397,8 @@ impl ExprPool {
             if ca == mask(w) {
                 return self.not(b);
             }
-            if let Some((c2, x)) = self.const_operand(BinOp::Xor, b) {
-                let c = self.constant(w, ca ^ self.as_const(c2).unwrap());
-                return self.xor(c, x);
+            if let Some(e) = self.reassociate(BinOp::Xor, ca, b) {
+                return e;
             }
         } else if self.complements(a, b) {
             return self.constant(w, mask(w));
@@ -1085,6 +1080,14 @@ impl ExprPool {
             (true, _) => (a, b),
             (false, false) => (a.min(b), a.max(b)),
         }
+    }
+
+    /// `op(ca, op(c2, x))` as `op(ca op c2, x)`, for an associative `op`.
+    fn reassociate(&mut self, op: BinOp, ca: u128, b: ExprId) -> Option<ExprId> {
+        let (c2, x) = self.const_operand(op, b)?;
+        let w = self.width(b);
+        let c = self.constant(w, fold::binary(op, ca, self.as_const(c2)?, w));
+        Some(self.binary(op, c, x))
     }
 
     /// `e` as `(constant, x)` when it is `op(constant, x)`.
