@@ -217,6 +217,44 @@ fn chain() {
     }
 }
 
+fn arrays() {
+    println!("\nSymbolic-index reads (table lookups with symbolic stores), Z3 time\n");
+    println!("| table bytes | queries | sat | z3 s |");
+    println!("|-------------|---------|-----|------|");
+    for k in [16u64, 64, 256, 1024] {
+        let rng = &mut ChaCha8Rng::seed_from_u64(k);
+        let mut pool = ExprPool::new();
+        let x = pool.array("x", 8, 0);
+        let table: Vec<u8> = (0..k).map(|_| rng.random()).collect();
+        let t = pool.const_array(&table);
+        let kk = pool.constant(64, k as u128);
+        let idx = |pool: &mut ExprPool, i: u64| {
+            let b = word(pool, x, i, 2);
+            let z = pool.zext(b, 64);
+            pool.urem(z, kk)
+        };
+        let mut solver = Solver::new(SolverConfig::default());
+        let mut sat = 0;
+        let queries = 40;
+        for q in 0..queries {
+            let i0 = idx(&mut pool, q % 6);
+            let i1 = idx(&mut pool, (q + 2) % 6);
+            let v = pool.read_input(x, 7);
+            let stored = pool.store(t, i0, v);
+            let r0 = pool.select(stored, i1);
+            let r1 = pool.select(t, i0);
+            let c = pool.constant(8, table[(q * 7 % k) as usize] as u128);
+            let e0 = pool.eq(r0, c);
+            let e1 = pool.ult(r1, r0);
+            let e2 = pool.ne(i0, i1);
+            if solver.check(&pool, &[e0, e1, e2]).unwrap().is_some() {
+                sat += 1;
+            }
+        }
+        println!("| {k:>11} | {queries:>7} | {sat:>3} | {:.3} |", solver.stats().z3_time().as_secs_f64());
+    }
+}
+
 fn main() {
     // `cargo bench --bench expr_solver -- builder` (or `chain`) runs one table.
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
@@ -226,5 +264,8 @@ fn main() {
     }
     if wants("chain") {
         chain();
+    }
+    if wants("arrays") {
+        arrays();
     }
 }

@@ -228,8 +228,6 @@ struct Meta {
     /// Bit-vector width; 0 for array-sorted terms.
     width: u8,
     mentions_revision: bool,
-    /// Whether an array-sorted term occurs in the expression (the solver then needs array theory).
-    has_array_terms: bool,
     /// Index into `ExprPool::array_sets`: the input arrays the expression reads.
     arrays: u32,
 }
@@ -326,11 +324,6 @@ impl ExprPool {
         self.meta[e.index()].mentions_revision
     }
 
-    /// Whether an array-sorted term (a symbolic-index memory access) occurs in `e`.
-    pub fn has_array_terms(&self, e: ExprId) -> bool {
-        self.meta[e.index()].has_array_terms
-    }
-
     /// The input arrays `e` reads, sorted.
     pub fn arrays_of(&self, e: ExprId) -> &[ArrayId] {
         &self.array_sets[self.meta[e.index()].arrays as usize]
@@ -411,7 +404,6 @@ impl ExprPool {
             Node::ConstArray(_) | Node::InputArray(_) | Node::Store { .. } => 0,
         };
         let mut mentions_revision = matches!(node, Node::Revision);
-        let mut has_array_terms = width == 0;
         let mut arrays = match *node {
             Node::Input { array, .. } | Node::InputArray(array) => self.intern_array_set(&[array]),
             _ => 0,
@@ -419,10 +411,9 @@ impl ExprPool {
         for child in node.children() {
             let m = self.meta[child.index()];
             mentions_revision |= m.mentions_revision;
-            has_array_terms |= m.has_array_terms;
             arrays = self.union_array_sets(arrays, m.arrays);
         }
-        Meta { width: width as u8, mentions_revision, has_array_terms, arrays }
+        Meta { width: width as u8, mentions_revision, arrays }
     }
 
     fn intern_array_set(&mut self, set: &[ArrayId]) -> u32 {
