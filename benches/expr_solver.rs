@@ -96,38 +96,38 @@ fn builder() {
     row("sext + add + trunc (char arith.)", rounds * 4, t.elapsed(), &pool);
 }
 
-/// A program-like branch condition over the input bytes.
-fn condition(pool: &mut ExprPool, x: ArrayId, n: u64, rng: &mut ChaCha8Rng) -> ExprId {
-    let i = rng.random_range(0..n);
-    let j = rng.random_range(0..n);
+/// A program-like branch condition: mostly on one byte, as a parser tests its input, sometimes on
+/// neighbouring bytes or a word, rarely across the two inputs.
+fn condition(pool: &mut ExprPool, inputs: [ArrayId; 2], n: u64, rng: &mut ChaCha8Rng) -> ExprId {
+    let x = inputs[rng.random_range(0..2)];
+    let i = rng.random_range(0..n - 1);
     let byte = pool.read_input(x, i);
-    match rng.random_range(0..6) {
-        0 => {
+    match rng.random_range(0..20) {
+        0..=5 => {
             let c = pool.constant(8, rng.random_range(b'a'..=b'z') as u128);
             pool.eq(byte, c)
         }
-        1 => {
+        6..=11 => {
             let s = pool.sext(byte, 32);
             let c = pool.constant(32, rng.random_range(0..128));
             pool.slt(s, c)
         }
-        2 => {
+        12..=14 => {
             let k = rng.random_range(0..=n - 4);
             let w = word(pool, x, k, 4);
             let c = pool.constant(32, rng.random::<u32>() as u128);
             pool.sgt(w, c)
         }
-        3 => {
+        15..=16 => {
             let a = pool.zext(byte, 32);
-            let b = pool.read_input(x, j);
+            let b = pool.read_input(x, i + 1);
             let b = pool.zext(b, 32);
             let sum = pool.add(a, b);
             let c = pool.constant(32, rng.random_range(0..300));
             pool.ult(sum, c)
         }
-        4 => {
-            let k = rng.random_range(0..=n - 2);
-            let w = word(pool, x, k, 2);
+        17..=18 => {
+            let w = word(pool, x, i, 2);
             let w = pool.zext(w, 32);
             let three = pool.constant(32, 3);
             let m = pool.mul(w, three);
@@ -137,7 +137,8 @@ fn condition(pool: &mut ExprPool, x: ArrayId, n: u64, rng: &mut ChaCha8Rng) -> E
             pool.eq(low, c)
         }
         _ => {
-            let b = pool.read_input(x, j);
+            let other = if x == inputs[0] { inputs[1] } else { inputs[0] };
+            let b = pool.read_input(other, rng.random_range(0..n));
             pool.eq(byte, b)
         }
     }
@@ -146,17 +147,17 @@ fn condition(pool: &mut ExprPool, x: ArrayId, n: u64, rng: &mut ChaCha8Rng) -> E
 /// Explores a synthetic branching program: a random live path takes a random branch, forking when
 /// both sides are feasible; each new path gets a test (`get_model`), as a halting path would.
 fn explore(config: SolverConfig) -> (SolverStats, Duration, u64) {
-    const N: u64 = 12;
+    const N: u64 = 8;
     let rng = &mut ChaCha8Rng::seed_from_u64(42);
     let mut pool = ExprPool::new();
-    let x = pool.array("x", N, 0);
+    let inputs = [pool.array("a", N, 0), pool.array("b", N, 1)];
     let mut solver = Solver::new(config);
     let mut paths: Vec<Vec<ExprId>> = vec![Vec::new()];
     let mut forks = 0;
     let start = Instant::now();
     for _ in 0..3000 {
         let i = rng.random_range(0..paths.len());
-        let cond = condition(&mut pool, x, N, rng);
+        let cond = condition(&mut pool, inputs, N, rng);
         let pc = paths[i].clone();
         match solver.evaluate(&pool, &pc, cond).expect("no timeouts on this workload") {
             Validity::True | Validity::False => {}
@@ -166,8 +167,8 @@ fn explore(config: SolverConfig) -> (SolverStats, Duration, u64) {
                 let mut other = pc;
                 other.push(not);
                 paths[i].push(cond);
-                solver.get_model(&pool, &paths[i], &[x]).unwrap().expect("feasible path");
-                solver.get_model(&pool, &other, &[x]).unwrap().expect("feasible path");
+                solver.get_model(&pool, &paths[i], &inputs).unwrap().expect("feasible path");
+                solver.get_model(&pool, &other, &inputs).unwrap().expect("feasible path");
                 paths.push(other);
                 if paths.len() > 32 {
                     paths.swap_remove(rng.random_range(0..paths.len()));
@@ -179,7 +180,7 @@ fn explore(config: SolverConfig) -> (SolverStats, Duration, u64) {
 }
 
 fn chain() {
-    println!("\nSolver chain on a synthetic branching workload (3000 branches, 12 input bytes)\n");
+    println!("\nSolver chain on a synthetic branching workload (3000 branches, two 8-byte inputs)\n");
     println!(
         "| layers                  | queries | forks | checks | z3 calls | z3 sat s | z3 unsat s | qcache hit | cex hit | kept/in constraints | total s | queries/s |"
     );
