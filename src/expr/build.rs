@@ -111,10 +111,9 @@ impl ExprPool {
                         let b = usize::try_from(k).ok().and_then(|k| bytes.get(k)).copied().unwrap_or(0);
                         return self.constant(8, b as u128);
                     }
-                    if let Some(&first) = bytes.first()
-                        && bytes.iter().all(|&b| b == first)
-                    {
-                        return self.constant(8, first as u128);
+                    // Every byte, in bounds or past the end, is 0.
+                    if bytes.iter().all(|&b| b == 0) {
+                        return self.constant(8, 0);
                     }
                     break;
                 }

@@ -449,3 +449,61 @@ fn substitution_is_sound_on_random_trees() {
         assert_eq!(pool.eval(s, &a), pool.eval(mixed, &a));
     }
 }
+
+#[test]
+fn select_simplification_is_sound_on_random_store_chains() {
+    // Reference: a byte vector updated store by store, read at the end.
+    let rng = &mut ChaCha8Rng::seed_from_u64(13);
+    let (mut pool, x) = pool_with_input(2);
+    for _ in 0..2000 {
+        let base: Vec<u8> = (0..6).map(|_| rng.random_range(0..3)).collect();
+        let input_base = rng.random_bool(0.3);
+        let mut arr = if input_base { pool.input_array(x) } else { pool.const_array(&base) };
+        // Index shapes: constants, x0, x0 + k, x1 (zero-extended to 64 bits).
+        let shapes: Vec<(u8, u64)> =
+            (0..rng.random_range(1..6)).map(|_| (rng.random_range(0..4), rng.random_range(0..6))).collect();
+        let index = |pool: &mut ExprPool, (shape, k): (u8, u64)| {
+            let byte = |pool: &mut ExprPool, i| {
+                let b = pool.read_input(x, i);
+                pool.zext(b, 64)
+            };
+            match shape {
+                0 => pool.constant(64, k as u128),
+                1 => byte(pool, 0),
+                2 => {
+                    let b = byte(pool, 0);
+                    let c = pool.constant(64, k as u128);
+                    pool.add(b, c)
+                }
+                _ => byte(pool, 1),
+            }
+        };
+        let concrete = |(shape, k): (u8, u64), bytes: &[u8]| match shape {
+            0 => k,
+            1 => bytes[0] as u64,
+            2 => bytes[0] as u64 + k,
+            _ => bytes[1] as u64,
+        };
+        let mut stores = Vec::new();
+        for &shape in &shapes[1..] {
+            let value: u8 = rng.random();
+            let i = index(&mut pool, shape);
+            let v = pool.constant(8, value as u128);
+            arr = pool.store(arr, i, v);
+            stores.push((shape, value));
+        }
+        let read = index(&mut pool, shapes[0]);
+        let e = pool.select(arr, read);
+        for _ in 0..8 {
+            let bytes = [rng.random_range(0..7), rng.random_range(0..7)];
+            let mut memory: Vec<u8> = if input_base { bytes.to_vec() } else { base.clone() };
+            memory.resize(16, 0);
+            for &(shape, value) in &stores {
+                memory[concrete(shape, &bytes) as usize] = value;
+            }
+            let want = memory[concrete(shapes[0], &bytes) as usize];
+            let got = pool.eval(e, &assignment(x, &bytes));
+            assert_eq!(got, want as u128, "{} on {bytes:?}", pool.display(e));
+        }
+    }
+}
