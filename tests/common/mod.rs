@@ -46,21 +46,7 @@ pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
 /// needs it).
 pub fn native_with_libm(src: &Path, dir: &Path, opt2: bool) -> PathBuf {
     let out = output(src, dir, opt2, "native");
-    let tc = toolchain();
-    let st = Command::new(tc.clang())
-        .arg(if opt2 { "-O2" } else { "-O0" })
-        .arg("-o")
-        .arg(&out)
-        .arg(src)
-        .arg("-lm")
-        .output()
-        .expect("run clang");
-    assert!(
-        st.status.success(),
-        "clang failed on {}: {}",
-        src.display(),
-        String::from_utf8_lossy(&st.stderr)
-    );
+    clang_with(src, &out, &[], &[if opt2 { "-O2" } else { "-O0" }], &["-lm"]);
     out
 }
 
@@ -70,6 +56,12 @@ fn output(src: &Path, dir: &Path, opt2: bool, ext: &str) -> PathBuf {
 }
 
 fn clang(src: &Path, out: &Path, extra: &[&str], args: &[&str]) {
+    clang_with(src, out, extra, args, &[]);
+}
+
+/// clang with psychic's include path: `extra` and `args` before the source,
+/// `libs` after it.
+fn clang_with(src: &Path, out: &Path, extra: &[&str], args: &[&str], libs: &[&str]) {
     let tc = toolchain();
     let st = Command::new(tc.clang())
         .arg("-I")
@@ -79,6 +71,7 @@ fn clang(src: &Path, out: &Path, extra: &[&str], args: &[&str]) {
         .arg("-o")
         .arg(out)
         .arg(src)
+        .args(libs)
         .output()
         .expect("run clang");
     assert!(
