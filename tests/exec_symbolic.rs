@@ -417,3 +417,19 @@ fn klee_range_and_klee_int_make_inputs_the_native_runtime_replays() {
         }
     });
 }
+
+#[test]
+fn unify_style_or_chains_keep_sharing_revisions_together() {
+    for opt2 in [false, true] {
+        let e = build_at(&common::fixture("symbolic/meta_chain.c"), opt2);
+        let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+        let s = ex.run();
+        // {0,2} and {1} part at site 1 and stay so; each forks on the input.
+        let mut sets: Vec<RevSet> = s.paths.iter().map(|p| p.revisions).collect();
+        sets.sort();
+        let r02: RevSet = [0, 2].into_iter().collect();
+        let r1 = RevSet::singleton(1);
+        assert_eq!(sets, vec![r1, r1, r02, r02], "opt2={opt2}");
+        common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+    }
+}
