@@ -564,7 +564,7 @@ impl<'m> Executor<'m> {
                 let mut v = self.val(st, *agg);
                 for &i in path.iter() {
                     v = match v {
-                        Value::Agg(items) => items[i as usize].clone(),
+                        Value::Agg(items) => items.get(i as usize).cloned().unwrap_or(Value::Int(0)),
                         other => other,
                     };
                 }
@@ -834,8 +834,8 @@ impl<'m> Executor<'m> {
                     _ => return Ok(t.clone()),
                 };
                 let mut out = Vec::with_capacity(cs.len());
-                for i in 0..cs.len() {
-                    out.push(self.select(st, &cs[i], &ts[i], &fs[i])?);
+                for ((c, t), f) in cs.iter().zip(ts.iter()).zip(fs.iter()) {
+                    out.push(self.select(st, c, t, f)?);
                 }
                 Ok(Value::Agg(out.into()))
             }
