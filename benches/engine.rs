@@ -25,6 +25,9 @@ int main(void) {
 }
 "#;
 
+/// KLEE's tutorial regular-expression matcher over a 7-byte symbolic pattern.
+const REGEXP: &str = include_str!("../tests/c/symbolic/regexp.c");
+
 const BRANCHING: &str = r#"
 #include <klee/klee.h>
 int main(void) {
@@ -74,6 +77,31 @@ fn main() {
             s.stats.instructions as f64 / secs / 1e6
         );
     }
+    let regexp = REGEXP.replace("#define SIZE 4", "#define SIZE 7");
+    let m = build(&tc, dir.path(), "regexp", &regexp, false);
+    for search in [SearchKind::Dfs, SearchKind::Default] {
+        let t = Instant::now();
+        let s = Executor::new(&m, ExecConfig { search, ..ExecConfig::default() }).unwrap().run();
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{:<34} {:>12} {:>10.3} {:>8.0} paths/s",
+            format!("regexp[7], {} paths, {search:?}", s.paths.len()),
+            s.stats.instructions,
+            secs,
+            s.paths.len() as f64 / secs
+        );
+        let q = &s.solver;
+        println!(
+            "  queries {}, query-cache hits {}/{}, cex-cache hits {}/{}, z3 calls {} ({:?})",
+            q.queries,
+            q.query_cache.hits,
+            q.query_cache.lookups,
+            q.cex_cache.hits,
+            q.cex_cache.lookups,
+            q.z3_calls(),
+            q.z3_time()
+        );
+    }
     let m = build(&tc, dir.path(), "branching", BRANCHING, false);
     for search in [SearchKind::Dfs, SearchKind::Default] {
         let t = Instant::now();
@@ -87,6 +115,15 @@ fn main() {
             s.paths.len() as f64 / secs
         );
         let q = &s.solver;
-        println!("  solver: {q:?}");
+        println!(
+            "  queries {}, query-cache hits {}/{}, cex-cache hits {}/{}, z3 calls {} ({:?})",
+            q.queries,
+            q.query_cache.hits,
+            q.query_cache.lookups,
+            q.cex_cache.hits,
+            q.cex_cache.lookups,
+            q.z3_calls(),
+            q.z3_time()
+        );
     }
 }
