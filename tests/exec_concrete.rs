@@ -83,3 +83,10 @@ fn libc_model_links_in_and_matches_native() {
         ref t => panic!("{t:?}"),
     }
 }
+
+#[test]
+fn integers_wider_than_128_bits_match_native() {
+    for opt2 in [false, true] {
+        agree(&common::fixture("concrete/wide.c"), opt2);
+    }
+}

@@ -77,6 +77,9 @@ pub struct Executor<'m> {
     /// The `FILE` objects `stdin`, `stdout` and `stderr` point to, if the
     /// program uses them.
     pub(super) std_streams: [Option<u64>; 3],
+    /// Set when building a value met something unsupported (symbolic bytes
+    /// of an integer wider than 128 bits); the instruction then fails.
+    unhandled: Option<String>,
 }
 
 impl<'m> Executor<'m> {
@@ -121,6 +124,7 @@ impl<'m> Executor<'m> {
             num_revisions,
             entry,
             std_streams: [None; 3],
+            unhandled: None,
         })
     }
 
@@ -453,6 +457,7 @@ impl<'m> Executor<'m> {
         match v {
             Value::Int(c) => self.pool.constant(width, *c),
             Value::Sym(e) => *e,
+            Value::Wide(b) => self.pool.constant(width.min(128), low_bits(b)),
             Value::Agg(_) => self.pool.constant(width, 0),
         }
     }
@@ -475,6 +480,13 @@ impl<'m> Executor<'m> {
                     }
                     _ => self.binop(st, *op, *width, &a, &b)?,
                 }
+            }
+            Op::ICmp { pred, width, a, b } if *width > 128 => {
+                let (a, b) = (self.val(st, *a), self.val(st, *b));
+                let (Some(x), Some(y)) = (value::to_big(&a), value::to_big(&b)) else {
+                    return Err(self.wide_symbolic(st));
+                };
+                Value::Int(value::wide_icmp(*pred, *width, &x, &y) as u128)
             }
             Op::ICmp { pred, width, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
@@ -520,6 +532,13 @@ impl<'m> Executor<'m> {
                 let (c, t, f) = (self.val(st, *cond), self.val(st, *t), self.val(st, *f));
                 self.select(st, &c, &t, &f)?
             }
+            Op::Cast { op, from, to, a } if *from > 128 || *to > 128 => {
+                let a = self.val(st, *a);
+                match value::to_big(&a).and_then(|x| value::wide_cast(*op, *from, *to, &x)) {
+                    Some(v) => v,
+                    None => return Err(self.wide_symbolic(st)),
+                }
+            }
             Op::Cast { op, from, to, a } => {
                 let a = self.val(st, *a);
                 self.lift1(st, &a, &mut |ex, st, a| ex.cast(st, *op, *from, *to, a))?
@@ -527,7 +546,9 @@ impl<'m> Executor<'m> {
             Op::Reshape { from, to, a } => {
                 let a = self.val(st, *a);
                 let bytes = self.image(&a, *from);
-                self.value_from_image(&bytes, *to)
+                let v = self.value_from_image(&bytes, *to);
+                self.check_unhandled(st)?;
+                v
             }
             Op::Copy { a } => self.val(st, *a),
             Op::Alloca { elem_size, count, count_width, align } => {
@@ -549,7 +570,9 @@ impl<'m> Executor<'m> {
                 let p = self.val(st, *ptr);
                 let size = self.m.ty(*ty).store_size;
                 let place = self.resolve(st, &p, size, false)?;
-                self.load(st, place, *ty)
+                let v = self.load(st, place, *ty);
+                self.check_unhandled(st)?;
+                v
             }
             Op::Store { ty, val, ptr } => {
                 let (v, p) = (self.val(st, *val), self.val(st, *ptr));
@@ -675,6 +698,16 @@ impl<'m> Executor<'m> {
     }
 
     fn binop(&mut self, st: &mut ExecutionState, op: BinOp, w: u32, a: &Value, b: &Value) -> Res<Value> {
+        if w > 128 {
+            let (Some(x), Some(y)) = (value::to_big(a), value::to_big(b)) else {
+                return Err(self.wide_symbolic(st));
+            };
+            return match value::wide_bin(op, w, &x, &y) {
+                Ok(v) => Ok(v),
+                Err(DivError::ByZero) => Err(self.error(st, ErrorKind::Div, "division by zero")),
+                Err(DivError::Overflow) => Err(self.error(st, ErrorKind::Div, "division overflow")),
+            };
+        }
         let shift = matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr);
         if let (Value::Int(x), Value::Int(y)) = (a, b) {
             let y = if shift {
@@ -733,6 +766,19 @@ impl<'m> Executor<'m> {
         Ok(self.value_of(e))
     }
 
+    /// Fails if the last value construction met something unsupported.
+    fn check_unhandled(&mut self, st: &ExecutionState) -> Res<()> {
+        match self.unhandled.take() {
+            Some(msg) => Err(self.error(st, ErrorKind::Unhandled, msg)),
+            None => Ok(()),
+        }
+    }
+
+    /// A symbolic value where only concrete integers wider than 128 bits work.
+    pub(super) fn wide_symbolic(&self, st: &ExecutionState) -> Stop {
+        self.error(st, ErrorKind::Unhandled, "symbolic integer wider than 128 bits")
+    }
+
     /// Forks off an error path where `cond` may hold; the current path
     /// continues where it does not.
     pub(super) fn check_error(
@@ -773,7 +819,7 @@ impl<'m> Executor<'m> {
                 self.warn("a symbolic floating-point value was concretised".into());
                 self.concretize(st, v, w, "floating-point value")
             }
-            Value::Agg(_) => Ok(0),
+            Value::Agg(_) | Value::Wide(_) => Ok(0),
         }
     }
 
@@ -788,6 +834,7 @@ impl<'m> Executor<'m> {
         let e = match v {
             Value::Int(x) => return Ok(*x),
             Value::Sym(e) => *e,
+            Value::Wide(b) => return Ok(low_bits(b)),
             Value::Agg(_) => return Ok(0),
         };
         let e = self.split_revisions(st, e)?;
@@ -821,13 +868,14 @@ impl<'m> Executor<'m> {
                 };
                 Ok(self.value_of(r))
             }
-            Value::Agg(_) => Ok(a.clone()),
+            Value::Agg(_) | Value::Wide(_) => Ok(a.clone()),
         }
     }
 
     fn select(&mut self, st: &mut ExecutionState, c: &Value, t: &Value, f: &Value) -> Res<Value> {
         match c {
             Value::Int(x) => Ok(if *x & 1 != 0 { t.clone() } else { f.clone() }),
+            Value::Wide(_) => Ok(t.clone()),
             Value::Agg(cs) => {
                 let (ts, fs) = match (t, f) {
                     (Value::Agg(ts), Value::Agg(fs)) => (ts.clone(), fs.clone()),
@@ -843,6 +891,9 @@ impl<'m> Executor<'m> {
                 let e = self.split_revisions(st, *e)?;
                 if let Some(x) = self.pool.as_const(e) {
                     return Ok(if x & 1 != 0 { t.clone() } else { f.clone() });
+                }
+                if matches!(t, Value::Wide(_)) || matches!(f, Value::Wide(_)) {
+                    return Err(self.wide_symbolic(st));
                 }
                 self.ite(e, t, f)
             }
@@ -954,7 +1005,9 @@ impl<'m> Executor<'m> {
                 return Ok(());
             }
             Value::Sym(e) => *e,
-            Value::Agg(_) => return Err(self.error(st, ErrorKind::Exec, "branch on a vector")),
+            Value::Agg(_) | Value::Wide(_) => {
+                return Err(self.error(st, ErrorKind::Exec, "branch on a vector"));
+            }
         };
         if self.pool.mentions_revision(e) && st.revisions.len() > 1 {
             let mut choose = |ex: &mut Self, r: u32| {
@@ -1279,7 +1332,9 @@ impl<'m> Executor<'m> {
         let e = match p {
             Value::Int(a) => return Ok(*a as u64),
             Value::Sym(e) => self.split_revisions(st, *e)?,
-            Value::Agg(_) => return Err(self.error(st, ErrorKind::Exec, "call through a vector")),
+            Value::Agg(_) | Value::Wide(_) => {
+                return Err(self.error(st, ErrorKind::Exec, "call through a vector"));
+            }
         };
         if let Some(a) = self.pool.as_const(e) {
             return Ok(a as u64);
@@ -1341,7 +1396,7 @@ impl<'m> Executor<'m> {
                             let e = self.pool.extract(*e, 0, 8);
                             to_byte(&self.pool, e)
                         }
-                        Value::Agg(_) => Byte::C(0),
+                        Value::Agg(_) | Value::Wide(_) => Byte::C(0),
                     };
                     self.write_bytes(st, dst, &vec![b; n as usize]);
                 }
@@ -1620,6 +1675,9 @@ impl<'m> Executor<'m> {
                         // every revision (`exec` would split the state).
                         let (c, t, f) =
                             (self.val(scratch, *cond), self.val(scratch, *t), self.val(scratch, *f));
+                        if matches!(t, Value::Wide(_)) || matches!(f, Value::Wide(_)) {
+                            return edge;
+                        }
                         let c = self.expr(&c, 1);
                         let Ok(v) = self.ite(c, &t, &f) else { return edge };
                         Self::set(scratch, inst.dst, v);
@@ -1637,7 +1695,7 @@ impl<'m> Executor<'m> {
                         let c = ex.pool.substitute_revision(e, r);
                         ex.pool.as_const(c)
                     }
-                    Value::Agg(_) => None,
+                    Value::Agg(_) | Value::Wide(_) => None,
                 }
             };
             let next = match &body.insts[*term].op {
@@ -1681,7 +1739,7 @@ impl<'m> Executor<'m> {
     /// A value with the revision made `r`.
     fn substitute_value(&mut self, v: &Value, r: u32) -> Value {
         match v {
-            Value::Int(_) => v.clone(),
+            Value::Int(_) | Value::Wide(_) => v.clone(),
             Value::Sym(e) => {
                 let s = self.pool.substitute_revision(*e, r);
                 self.value_of(s)
@@ -1763,7 +1821,9 @@ impl<'m> Executor<'m> {
                 return Err(self.bad_pointer(st, a, size));
             }
             Value::Sym(e) => self.split_revisions(st, *e)?,
-            Value::Agg(_) => return Err(self.error(st, ErrorKind::Exec, "memory access through a vector")),
+            Value::Agg(_) | Value::Wide(_) => {
+                return Err(self.error(st, ErrorKind::Exec, "memory access through a vector"));
+            }
         };
         if let Some(a) = self.pool.as_const(e) {
             return self.resolve(st, &Value::Int(a), size, write);
@@ -1970,6 +2030,7 @@ impl<'m> Executor<'m> {
 
     pub(super) fn read_scalar(&mut self, st: &ExecutionState, place: Place, n: u64, w: u32) -> Value {
         if let Place::C { obj, off } = place
+            && n <= 16
             && let Some(v) = st.memory.object(obj).read_concrete(off, n)
         {
             return Value::Int(v & mask(w));
@@ -2010,6 +2071,17 @@ impl<'m> Executor<'m> {
         if bytes.is_empty() {
             return Value::Int(0);
         }
+        if w > 128 {
+            let concrete: Option<Vec<u8>> =
+                bytes.iter().map(|b| if let Byte::C(c) = b { Some(*c) } else { None }).collect();
+            return match concrete {
+                Some(c) => value::big_value(num_bigint::BigUint::from_bytes_le(&c), w),
+                None => {
+                    self.unhandled = Some("symbolic bytes read as an integer wider than 128 bits".into());
+                    Value::Int(0)
+                }
+            };
+        }
         if bytes.iter().all(|b| matches!(b, Byte::C(_))) && bytes.len() <= 16 {
             let mut buf = [0u8; 16];
             for (i, b) in bytes.iter().enumerate() {
@@ -2033,7 +2105,11 @@ impl<'m> Executor<'m> {
     /// The little-endian bytes of a scalar of `n` bytes.
     fn scalar_bytes(&mut self, v: &Value, n: u64) -> Vec<Byte> {
         match v {
-            Value::Int(x) => x.to_le_bytes()[..n as usize].iter().map(|&b| Byte::C(b)).collect(),
+            Value::Int(x) => {
+                let mut b: Vec<Byte> = x.to_le_bytes().iter().take(n as usize).map(|&b| Byte::C(b)).collect();
+                b.resize(n as usize, Byte::C(0));
+                b
+            }
             Value::Sym(e) => {
                 let w = self.pool.width(*e);
                 let full = if u64::from(w) < 8 * n { self.pool.zext(*e, 8 * n as u32) } else { *e };
@@ -2044,6 +2120,7 @@ impl<'m> Executor<'m> {
                     })
                     .collect()
             }
+            Value::Wide(b) => value::big_bytes(b, n as usize).into_iter().map(Byte::C).collect(),
             Value::Agg(_) => vec![Byte::C(0); n as usize],
         }
     }
@@ -2153,6 +2230,12 @@ impl<'m> Executor<'m> {
     }
 }
 
+/// The low 128 bits of a wide value.
+fn low_bits(b: &num_bigint::BigUint) -> u128 {
+    let d = b.to_u64_digits();
+    u128::from(d.first().copied().unwrap_or(0)) | u128::from(d.get(1).copied().unwrap_or(0)) << 64
+}
+
 /// Blocks a revision-decided branch looks through.
 const LOOKAHEAD_BLOCKS: usize = 32;
 
@@ -2204,6 +2287,10 @@ fn insert_at(agg: &Value, path: &[u32], v: Value) -> Value {
 fn const_value(m: &Module, c: &Const) -> Value {
     match c {
         Const::Int(v) => Value::Int(*v),
+        Const::Big(limbs) => {
+            let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+            Value::Wide(std::rc::Rc::new(num_bigint::BigUint::from_bytes_le(&bytes)))
+        }
         Const::Agg(items) => Value::Agg(items.iter().map(|i| const_value(m, i)).collect()),
         Const::Bytes(b) => Value::Agg(b.iter().map(|&x| Value::Int(u128::from(x))).collect()),
         Const::Zero(ty) => zero_value(m, *ty),

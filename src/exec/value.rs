@@ -7,6 +7,8 @@
 
 use std::rc::Rc;
 
+use num_bigint::{BigInt, BigUint};
+
 use crate::expr::fold::{self, mask};
 use crate::expr::{BinOp as EBin, ExprId};
 use crate::ir::{BinOp, BitOp, CastOp, FBinOp, FKind, FPred, FUnary, IPred, MinMax, OverflowOp, SatOp};
@@ -17,6 +19,8 @@ pub enum Value {
     Int(u128),
     /// A symbolic bit-vector.
     Sym(ExprId),
+    /// A concrete integer wider than 128 bits (masked to its width).
+    Wide(Rc<BigUint>),
     /// A struct, array or vector, element by element.
     Agg(Rc<[Value]>),
 }
@@ -31,7 +35,7 @@ impl Value {
 
     pub fn is_symbolic(&self) -> bool {
         match self {
-            Value::Int(_) => false,
+            Value::Int(_) | Value::Wide(_) => false,
             Value::Sym(_) => true,
             Value::Agg(v) => v.iter().any(Value::is_symbolic),
         }
@@ -115,6 +119,111 @@ pub fn icmp(p: IPred, w: u32, a: u128, b: u128) -> bool {
         IPred::Slt => sa < sb,
         IPred::Sle => sa <= sb,
     }
+}
+
+// Integers wider than 128 bits: concrete only.
+
+/// A concrete integer of any width as a big number.
+pub fn to_big(v: &Value) -> Option<BigUint> {
+    match v {
+        Value::Int(x) => Some(BigUint::from(*x)),
+        Value::Wide(b) => Some((**b).clone()),
+        _ => None,
+    }
+}
+
+fn big_mask(w: u32) -> BigUint {
+    (BigUint::from(1u8) << w) - 1u8
+}
+
+fn big_signed(a: &BigUint, w: u32) -> BigInt {
+    if a.bit(u64::from(w) - 1) {
+        BigInt::from(a.clone()) - (BigInt::from(1u8) << w)
+    } else {
+        BigInt::from(a.clone())
+    }
+}
+
+fn big_unsigned(a: BigInt, w: u32) -> BigUint {
+    let m = BigInt::from(1u8) << w;
+    (((a % &m) + &m) % &m).to_biguint().unwrap_or_default()
+}
+
+/// A value of `w` bits: `Int` up to 128 bits, `Wide` above.
+pub fn big_value(b: BigUint, w: u32) -> Value {
+    let b = b & big_mask(w);
+    if w <= 128 {
+        let d = b.to_u64_digits();
+        Value::Int(
+            u128::from(d.first().copied().unwrap_or(0)) | u128::from(d.get(1).copied().unwrap_or(0)) << 64,
+        )
+    } else {
+        Value::Wide(Rc::new(b))
+    }
+}
+
+pub fn wide_bin(op: BinOp, w: u32, a: &BigUint, b: &BigUint) -> Result<Value, DivError> {
+    let zero = BigUint::ZERO;
+    let width = BigUint::from(w);
+    let r = match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => (a + (BigUint::from(1u8) << w)) - b,
+        BinOp::Mul => a * b,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl if *b >= width => zero,
+        BinOp::Shl => a << u32::try_from(b).unwrap_or(0),
+        BinOp::LShr if *b >= width => zero,
+        BinOp::LShr => a >> u32::try_from(b).unwrap_or(0),
+        BinOp::AShr => {
+            let s = big_signed(a, w) >> u32::try_from(b).unwrap_or(w).min(w);
+            big_unsigned(s, w)
+        }
+        BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem if *b == zero => return Err(DivError::ByZero),
+        BinOp::UDiv => a / b,
+        BinOp::URem => a % b,
+        BinOp::SDiv | BinOp::SRem => {
+            let (x, y) = (big_signed(a, w), big_signed(b, w));
+            if x == -(BigInt::from(1u8) << (w - 1)) && y == BigInt::from(-1) {
+                return Err(DivError::Overflow);
+            }
+            big_unsigned(if op == BinOp::SDiv { x / y } else { x % y }, w)
+        }
+    };
+    Ok(big_value(r, w))
+}
+
+pub fn wide_icmp(p: IPred, w: u32, a: &BigUint, b: &BigUint) -> bool {
+    let (sa, sb) = (big_signed(a, w), big_signed(b, w));
+    match p {
+        IPred::Eq => a == b,
+        IPred::Ne => a != b,
+        IPred::Ugt => a > b,
+        IPred::Uge => a >= b,
+        IPred::Ult => a < b,
+        IPred::Ule => a <= b,
+        IPred::Sgt => sa > sb,
+        IPred::Sge => sa >= sb,
+        IPred::Slt => sa < sb,
+        IPred::Sle => sa <= sb,
+    }
+}
+
+/// trunc, zext, sext and bit casts where a side is wider than 128 bits.
+pub fn wide_cast(op: CastOp, from: u32, to: u32, a: &BigUint) -> Option<Value> {
+    Some(match op {
+        CastOp::Trunc | CastOp::ZExt | CastOp::Bits => big_value(a.clone(), to),
+        CastOp::SExt => big_value(big_unsigned(big_signed(a, from), to), to),
+        _ => return None,
+    })
+}
+
+/// The little-endian bytes of a wide value, `n` of them.
+pub fn big_bytes(b: &BigUint, n: usize) -> Vec<u8> {
+    let mut out = b.to_bytes_le();
+    out.resize(n, 0);
+    out
 }
 
 // Floats.

@@ -7,6 +7,7 @@ use inkwell::context::Context;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef};
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind, LLVMValueKind};
 use inkwell::memory_buffer::MemoryBuffer;
+use num_bigint::{BigInt, BigUint};
 
 use super::llvm::{self, T, V};
 use super::*;
@@ -183,6 +184,11 @@ impl Translator {
                 let n = (t.store_size as usize).min(out.len()).min(16);
                 out[..n].copy_from_slice(&v.to_le_bytes()[..n]);
             }
+            (Const::Big(limbs), _) => {
+                let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+                let n = (t.store_size as usize).min(out.len()).min(bytes.len());
+                out[..n].copy_from_slice(&bytes[..n]);
+            }
             (Const::Bytes(b), _) => {
                 let n = b.len().min(out.len());
                 out[..n].copy_from_slice(&b[..n]);
@@ -298,9 +304,11 @@ impl Translator {
                 if w <= 64 {
                     Ok(Const::Int(u128::from(llvm::const_int_low(c))))
                 } else if w <= 128 {
-                    wide_int(&llvm::print(c), w).map(Const::Int)
+                    let v = wide_int(&llvm::print(c), w)?;
+                    Ok(Const::Int(v.try_into().unwrap_or(0)))
                 } else {
-                    Err(format!("integer constant wider than 128 bits (i{w})"))
+                    let v = wide_int(&llvm::print(c), w)?;
+                    Ok(Const::Big(v.to_u64_digits().into_boxed_slice()))
                 }
             }
             LLVMConstantFPValueKind => {
@@ -515,8 +523,10 @@ impl Translator {
             _ => id,
         };
         match self.out.ty(id).kind {
-            TypeKind::Int(w) if w <= 128 => Ok(w),
-            TypeKind::Int(w) => Err(format!("integers wider than 128 bits (i{w}) are not supported")),
+            TypeKind::Int(w) if w <= MAX_INT_WIDTH => Ok(w),
+            TypeKind::Int(w) => {
+                Err(format!("integers wider than {MAX_INT_WIDTH} bits (i{w}) are not supported"))
+            }
             TypeKind::Ptr => Ok(64),
             _ => Err("expected an integer type".into()),
         }
@@ -729,7 +739,9 @@ impl Translator {
     /// Memory operations on types the memory model lays out byte by byte.
     fn check_memory_type(&self, ty: TyId) -> R<()> {
         match &self.out.ty(ty).kind {
-            TypeKind::Int(w) if *w > 128 => Err(format!("integers wider than 128 bits (i{w})")),
+            TypeKind::Int(w) if *w > MAX_INT_WIDTH => {
+                Err(format!("integers wider than {MAX_INT_WIDTH} bits (i{w})"))
+            }
             TypeKind::Int(_) | TypeKind::Ptr | TypeKind::Float | TypeKind::Double => Ok(()),
             TypeKind::OtherFloat(n) => Err(format!("floating-point type {n} is not supported")),
             TypeKind::Array { elem, .. } => self.check_memory_type(*elem),
@@ -856,7 +868,10 @@ impl Translator {
 
     /// `name` is the intrinsic's name without `llvm.`.
     fn intrinsic(&mut self, name: &str, call: V) -> R<Intrinsic> {
-        let arg_width = |s: &mut Self, k: u32| s.scalar_width(llvm::type_of(llvm::operand(call, k)));
+        let arg_width = |s: &mut Self, k: u32| match s.scalar_width(llvm::type_of(llvm::operand(call, k)))? {
+            w if w > 128 => Err(format!("llvm.{name} on integers wider than 128 bits")),
+            w => Ok(w),
+        };
         let ret_fkind = |s: &mut Self| s.fkind(llvm::type_of(call));
         let base = name.split('.').next().unwrap_or("");
         let second = name.split('.').nth(1).unwrap_or("");
@@ -970,14 +985,13 @@ pub fn sext(v: u128, w: u32) -> i128 {
 }
 
 /// An integer wider than 64 bits, from its textual IR (`i128 -5`).
-fn wide_int(text: &str, w: u32) -> R<u128> {
+fn wide_int(text: &str, w: u32) -> R<BigUint> {
     let num = text.rsplit(' ').next().unwrap_or("");
-    let v = if let Some(neg) = num.strip_prefix('-') {
-        neg.parse::<u128>().map(|n| n.wrapping_neg())
-    } else {
-        num.parse::<u128>()
-    };
-    v.map(|v| mask(v, w)).map_err(|_| format!("cannot read integer constant `{text}`"))
+    let v: BigInt = num.parse().map_err(|_| format!("cannot read integer constant `{text}`"))?;
+    // Two's complement at width w.
+    let modulus = BigInt::from(1u8) << w;
+    let v = ((v % &modulus) + &modulus) % &modulus;
+    Ok(v.to_biguint().unwrap_or_default())
 }
 
 /// A double as an x87 80-bit extended value (exact: every double is one).

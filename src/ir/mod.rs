@@ -60,6 +60,10 @@ id_type!(
 /// A register slot of a function frame. Parameters come first.
 pub type Reg = u32;
 
+/// The widest integer type the engine runs; up to 128 bits integers may be
+/// symbolic, wider ones (bit-field storage of packed structs) only concrete.
+pub const MAX_INT_WIDTH: u32 = 4096;
+
 /// Where globals live: above the unmapped null page.
 pub const GLOBAL_BASE: u64 = 0x1_0000;
 /// Function "addresses": a region no object ever occupies, so that a function
@@ -115,6 +119,8 @@ pub enum Const {
     Int(u128),
     /// Structs, arrays and vectors, element by element.
     Agg(Box<[Const]>),
+    /// An integer wider than 128 bits: 64-bit limbs, least significant first.
+    Big(Box<[u64]>),
     /// An `i8` array (string literals).
     Bytes(Box<[u8]>),
     /// `zeroinitializer`, `undef` and `poison` (all read as zero) of a type.
