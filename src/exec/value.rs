@@ -106,7 +106,11 @@ pub fn bin(op: BinOp, w: u32, a: u128, b: u128) -> Result<u128, DivError> {
 }
 
 pub fn icmp(p: IPred, w: u32, a: u128, b: u128) -> bool {
-    let (sa, sb) = (to_signed(a, w), to_signed(b, w));
+    holds(p, &a, &b, &to_signed(a, w), &to_signed(b, w))
+}
+
+/// Whether `a p b`, given the operands read unsigned and signed.
+fn holds<U: Ord, S: Ord>(p: IPred, a: &U, b: &U, sa: &S, sb: &S) -> bool {
     match p {
         IPred::Eq => a == b,
         IPred::Ne => a != b,
@@ -195,19 +199,7 @@ pub fn wide_bin(op: BinOp, w: u32, a: &BigUint, b: &BigUint) -> Result<Value, Di
 }
 
 pub fn wide_icmp(p: IPred, w: u32, a: &BigUint, b: &BigUint) -> bool {
-    let (sa, sb) = (big_signed(a, w), big_signed(b, w));
-    match p {
-        IPred::Eq => a == b,
-        IPred::Ne => a != b,
-        IPred::Ugt => a > b,
-        IPred::Uge => a >= b,
-        IPred::Ult => a < b,
-        IPred::Ule => a <= b,
-        IPred::Sgt => sa > sb,
-        IPred::Sge => sa >= sb,
-        IPred::Slt => sa < sb,
-        IPred::Sle => sa <= sb,
-    }
+    holds(p, a, b, &big_signed(a, w), &big_signed(b, w))
 }
 
 /// trunc, zext, sext and bit casts where a side is wider than 128 bits.
