@@ -3,7 +3,8 @@
 //! Canonical forms (so that more nodes hash-cons, and later rules see one shape):
 //! - commutative operands: a constant on the left, otherwise the smaller id on the left;
 //! - `x - c` is `(-c) + x`; constants float to the outermost `add`/`mul`/`and`/`or`/`xor`;
-//! - `ne`, `ugt`, `uge`, `sgt`, `sge` are `not(eq)`, `ult`, `ule`, `slt`, `sle` with swapped operands;
+//! - `ne`, `ugt`, `uge`, `sgt`, `sge` are `not(eq)`, `ult`, `ule`, `slt`, `sle` with swapped operands,
+//!   and a non-strict comparison with a constant is strict (`x >= 5` is `4 < x`, as `x > 4` is);
 //! - shifts by a constant, and masks with one run of ones, become `extract`/`concat`/`zext`;
 //! - `concat(0, x)` is `zext(x)`; concats nest to the right;
 //! - at width 1, `add`/`sub` are `xor`, `mul` is `and`.
@@ -573,6 +574,8 @@ impl ExprPool {
                 let k = self.constant(w, c ^ self.as_const(lhs).unwrap());
                 self.eq(k, rhs)
             }
+            // x - y = 0 and x ^ y = 0 are x = y.
+            Node::Bin { op: BinOp::Sub | BinOp::Xor, lhs, rhs } if c == 0 => self.eq(lhs, rhs),
             Node::Not(x) => {
                 let k = self.constant(w, !c);
                 self.eq(k, x)
@@ -649,6 +652,19 @@ impl ExprPool {
         let (low, high) = if strict { (b, a) } else { (a, b) };
         if a == b || self.as_const(low) == Some(min) || self.as_const(high) == Some(max) {
             return self.bool_const(!strict);
+        }
+        if !strict && w > 1 {
+            // a ≤ c is a < c + 1, and c ≤ b is c - 1 < b (c is not an extreme here): `x > 4` and
+            // `x >= 5` become one expression.
+            let strict_op = if signed { CmpOp::Slt } else { CmpOp::Ult };
+            if let Some(c) = self.as_const(b) {
+                let c1 = self.constant(w, c.wrapping_add(1));
+                return self.ordered(strict_op, a, c1);
+            }
+            if let Some(c) = self.as_const(a) {
+                let c1 = self.constant(w, c.wrapping_sub(1));
+                return self.ordered(strict_op, c1, b);
+            }
         }
         if w == 1 {
             // At width 1, unsigned 1 is the largest value and signed 1 (that is, -1) the smallest.
