@@ -326,87 +326,54 @@ impl ExprPool {
     // ---- bitwise ----
 
     pub fn and(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("and", a, b);
-        if let Some(e) = self.fold_bin(BinOp::And, a, b, w) {
-            return e;
-        }
-        let (a, b) = self.commute(a, b);
-        if a == b {
-            return a;
-        }
-        if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return a;
-            }
-            if ca == mask(w) {
-                return b;
-            }
-            if let Some(e) = self.reassociate(BinOp::And, ca, b) {
-                return e;
-            }
-            if let Some(e) = self.keep_bits(b, ca) {
-                return e;
-            }
-        } else if self.complements(a, b) {
-            return self.constant(w, 0);
-        }
-        self.intern(Node::Bin { op: BinOp::And, lhs: a, rhs: b })
+        self.bitwise(BinOp::And, a, b)
     }
 
     pub fn or(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("or", a, b);
-        if let Some(e) = self.fold_bin(BinOp::Or, a, b, w) {
-            return e;
-        }
-        let (a, b) = self.commute(a, b);
-        if a == b {
-            return a;
-        }
-        if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return b;
-            }
-            if ca == mask(w) {
-                return a;
-            }
-            if let Some(e) = self.reassociate(BinOp::Or, ca, b) {
-                return e;
-            }
-        } else if self.complements(a, b) {
-            return self.constant(w, mask(w));
-        }
-        if let Some(e) = self.disjoint_bits(a, b) {
-            return e;
-        }
-        self.intern(Node::Bin { op: BinOp::Or, lhs: a, rhs: b })
+        self.bitwise(BinOp::Or, a, b)
     }
 
     pub fn xor(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("xor", a, b);
-        if let Some(e) = self.fold_bin(BinOp::Xor, a, b, w) {
+        self.bitwise(BinOp::Xor, a, b)
+    }
+
+    /// `and`, `or` and `xor`, whose rules differ only in their results.
+    fn bitwise(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        let w = self.same_width(op.name(), a, b);
+        if let Some(e) = self.fold_bin(op, a, b, w) {
             return e;
         }
-        if a == b {
-            return self.constant(w, 0);
-        }
         let (a, b) = self.commute(a, b);
+        let ones = mask(w);
+        if a == b {
+            return if op == BinOp::Xor { self.constant(w, 0) } else { a };
+        }
         if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return b;
+            match (op, ca) {
+                (BinOp::And, 0) => return a,
+                (BinOp::Or | BinOp::Xor, 0) => return b,
+                (BinOp::And, c) if c == ones => return b,
+                (BinOp::Or, c) if c == ones => return a,
+                (BinOp::Xor, c) if c == ones => return self.not(b),
+                _ => {}
             }
-            if ca == mask(w) {
-                return self.not(b);
+            if let Some(e) = self.reassociate(op, ca, b) {
+                return e;
             }
-            if let Some(e) = self.reassociate(BinOp::Xor, ca, b) {
+            if op == BinOp::And
+                && let Some(e) = self.keep_bits(b, ca)
+            {
                 return e;
             }
         } else if self.complements(a, b) {
-            return self.constant(w, mask(w));
+            return self.constant(w, if op == BinOp::And { 0 } else { ones });
         }
-        if let Some(e) = self.disjoint_bits(a, b) {
+        if op != BinOp::And
+            && let Some(e) = self.disjoint_bits(a, b)
+        {
             return e;
         }
-        self.intern(Node::Bin { op: BinOp::Xor, lhs: a, rhs: b })
+        self.intern(Node::Bin { op, lhs: a, rhs: b })
     }
 
     /// Bitwise complement.
