@@ -3,7 +3,8 @@
 //! Canonical forms (so that more nodes hash-cons, and later rules see one shape):
 //! - commutative operands: a constant on the left, otherwise the smaller id on the left;
 //! - `x - c` is `(-c) + x`; constants float to the outermost `add`/`mul`/`and`/`or`/`xor`;
-//! - `ne`, `ugt`, `uge`, `sgt`, `sge` are `not(eq)`, `ult`, `ule`, `slt`, `sle` with swapped operands;
+//! - `ne`, `ugt`, `uge`, `sgt`, `sge` are `not(eq)`, `ult`, `ule`, `slt`, `sle` with swapped operands,
+//!   and a non-strict comparison with a constant is strict (`x >= 5` is `4 < x`, as `x > 4` is);
 //! - shifts by a constant, and masks with one run of ones, become `extract`/`concat`/`zext`;
 //! - `concat(0, x)` is `zext(x)`; concats nest to the right;
 //! - at width 1, `add`/`sub` are `xor`, `mul` is `and`.
@@ -325,87 +326,54 @@ impl ExprPool {
     // ---- bitwise ----
 
     pub fn and(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("and", a, b);
-        if let Some(e) = self.fold_bin(BinOp::And, a, b, w) {
-            return e;
-        }
-        let (a, b) = self.commute(a, b);
-        if a == b {
-            return a;
-        }
-        if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return a;
-            }
-            if ca == mask(w) {
-                return b;
-            }
-            if let Some(e) = self.reassociate(BinOp::And, ca, b) {
-                return e;
-            }
-            if let Some(e) = self.keep_bits(b, ca) {
-                return e;
-            }
-        } else if self.complements(a, b) {
-            return self.constant(w, 0);
-        }
-        self.intern(Node::Bin { op: BinOp::And, lhs: a, rhs: b })
+        self.bitwise(BinOp::And, a, b)
     }
 
     pub fn or(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("or", a, b);
-        if let Some(e) = self.fold_bin(BinOp::Or, a, b, w) {
-            return e;
-        }
-        let (a, b) = self.commute(a, b);
-        if a == b {
-            return a;
-        }
-        if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return b;
-            }
-            if ca == mask(w) {
-                return a;
-            }
-            if let Some(e) = self.reassociate(BinOp::Or, ca, b) {
-                return e;
-            }
-        } else if self.complements(a, b) {
-            return self.constant(w, mask(w));
-        }
-        if let Some(e) = self.disjoint_bits(a, b) {
-            return e;
-        }
-        self.intern(Node::Bin { op: BinOp::Or, lhs: a, rhs: b })
+        self.bitwise(BinOp::Or, a, b)
     }
 
     pub fn xor(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("xor", a, b);
-        if let Some(e) = self.fold_bin(BinOp::Xor, a, b, w) {
+        self.bitwise(BinOp::Xor, a, b)
+    }
+
+    /// `and`, `or` and `xor`, whose rules differ only in their results.
+    fn bitwise(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        let w = self.same_width(op.name(), a, b);
+        if let Some(e) = self.fold_bin(op, a, b, w) {
             return e;
         }
-        if a == b {
-            return self.constant(w, 0);
-        }
         let (a, b) = self.commute(a, b);
+        let ones = mask(w);
+        if a == b {
+            return if op == BinOp::Xor { self.constant(w, 0) } else { a };
+        }
         if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return b;
+            match (op, ca) {
+                (BinOp::And, 0) => return a,
+                (BinOp::Or | BinOp::Xor, 0) => return b,
+                (BinOp::And, c) if c == ones => return b,
+                (BinOp::Or, c) if c == ones => return a,
+                (BinOp::Xor, c) if c == ones => return self.not(b),
+                _ => {}
             }
-            if ca == mask(w) {
-                return self.not(b);
+            if let Some(e) = self.reassociate(op, ca, b) {
+                return e;
             }
-            if let Some(e) = self.reassociate(BinOp::Xor, ca, b) {
+            if op == BinOp::And
+                && let Some(e) = self.keep_bits(b, ca)
+            {
                 return e;
             }
         } else if self.complements(a, b) {
-            return self.constant(w, mask(w));
+            return self.constant(w, if op == BinOp::And { 0 } else { ones });
         }
-        if let Some(e) = self.disjoint_bits(a, b) {
+        if op != BinOp::And
+            && let Some(e) = self.disjoint_bits(a, b)
+        {
             return e;
         }
-        self.intern(Node::Bin { op: BinOp::Xor, lhs: a, rhs: b })
+        self.intern(Node::Bin { op, lhs: a, rhs: b })
     }
 
     /// Bitwise complement.
@@ -573,6 +541,8 @@ impl ExprPool {
                 let k = self.constant(w, c ^ self.as_const(lhs).unwrap());
                 self.eq(k, rhs)
             }
+            // x - y = 0 and x ^ y = 0 are x = y.
+            Node::Bin { op: BinOp::Sub | BinOp::Xor, lhs, rhs } if c == 0 => self.eq(lhs, rhs),
             Node::Not(x) => {
                 let k = self.constant(w, !c);
                 self.eq(k, x)
@@ -649,6 +619,19 @@ impl ExprPool {
         let (low, high) = if strict { (b, a) } else { (a, b) };
         if a == b || self.as_const(low) == Some(min) || self.as_const(high) == Some(max) {
             return self.bool_const(!strict);
+        }
+        if !strict && w > 1 {
+            // a ≤ c is a < c + 1, and c ≤ b is c - 1 < b (c is not an extreme here): `x > 4` and
+            // `x >= 5` become one expression.
+            let strict_op = if signed { CmpOp::Slt } else { CmpOp::Ult };
+            if let Some(c) = self.as_const(b) {
+                let c1 = self.constant(w, c.wrapping_add(1));
+                return self.ordered(strict_op, a, c1);
+            }
+            if let Some(c) = self.as_const(a) {
+                let c1 = self.constant(w, c.wrapping_sub(1));
+                return self.ordered(strict_op, c1, b);
+            }
         }
         if w == 1 {
             // At width 1, unsigned 1 is the largest value and signed 1 (that is, -1) the smallest.

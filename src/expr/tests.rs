@@ -308,6 +308,16 @@ fn comparisons_narrow_to_the_extended_width() {
     assert_eq!(pool.as_const(lt), Some(1));
     let e = pool.eq(z, big);
     assert_eq!(pool.as_const(e), Some(0));
+    // Equivalent patches give one expression: x > 4 and x >= 5, x <= 9 and x < 10, a - b == 0 and a == b.
+    let w = load(&mut pool, x, 0, 4);
+    let (four, five) = (pool.constant(32, 4), pool.constant(32, 5));
+    assert_eq!(pool.sgt(w, four), pool.sge(w, five));
+    assert_eq!(pool.ugt(w, four), pool.uge(w, five));
+    let (nine, ten) = (pool.constant(32, 9), pool.constant(32, 10));
+    assert_eq!(pool.sle(w, nine), pool.slt(w, ten));
+    let d = pool.sub(w, z);
+    let zero32 = pool.constant(32, 0);
+    assert_eq!(pool.eq(d, zero32), pool.eq(w, z));
     // C's `if (cond)` on a zero-extended comparison result comes back to the comparison.
     let cmp = pool.ult(b, c8);
     let widened = pool.zext(cmp, 32);
