@@ -46,7 +46,7 @@ fn signed(v: u128, w: u32) -> i128 {
     if w == 128 {
         v as i128
     } else if v >> (w - 1) & 1 == 1 {
-        v as i128 - (1i128 << w)
+        (v as i128).wrapping_sub(1i128.wrapping_shl(w))
     } else {
         v as i128
     }
