@@ -13,11 +13,9 @@ use psychic::exec::{ExecConfig, Executor, Termination};
 use psychic::ir::Module;
 
 const CSMITH_INCLUDE: &str = "-I/usr/include/csmith";
-/// Small programs: few functions, shallow blocks. No packed structs: their
-/// bit-fields make clang load integers wider than 128 bits, which the engine
-/// does not support (it ends such a path as `unhandled`).
-const CSMITH_OPTS: &[&str] =
-    &["--max-funcs", "3", "--max-block-depth", "3", "--max-expr-complexity", "5", "--no-packed-struct"];
+/// Small programs: few functions, shallow blocks (csmith's other defaults,
+/// packed structs with wide bit-fields included).
+const CSMITH_OPTS: &[&str] = &["--max-funcs", "3", "--max-block-depth", "3", "--max-expr-complexity", "5"];
 /// Native runs slower than this are skipped (and reported).
 const NATIVE_LIMIT: Duration = Duration::from_millis(300);
 
@@ -29,9 +27,14 @@ enum Case {
 
 fn csmith(seed: u64, dir: &Path) -> std::path::PathBuf {
     let out = dir.join(format!("cs{seed}.c"));
+    // PSYCHIC_CSMITH_OPTS replaces the options (for larger programs by hand).
+    let opts: Vec<String> = match std::env::var("PSYCHIC_CSMITH_OPTS") {
+        Ok(o) => o.split_whitespace().map(String::from).collect(),
+        Err(_) => CSMITH_OPTS.iter().map(|s| s.to_string()).collect(),
+    };
     let generated = Command::new("csmith")
         .args(["--seed", &seed.to_string()])
-        .args(CSMITH_OPTS)
+        .args(&opts)
         .current_dir(dir)
         .output()
         .expect("csmith is installed (apt-get install csmith libcsmith-dev)");
@@ -67,7 +70,12 @@ fn case(seed: u64, opt2: bool) -> Case {
     let out = common::stdout_of(p);
     let status = match &p.termination {
         Termination::Exit { status } => ex.pool.as_const(*status).map(|s| s as i32 & 0xff),
-        t => return Case::Disagree(format!("seed {seed}: engine ended with {t:?}; native: {}", native.status_text())),
+        t => {
+            return Case::Disagree(format!(
+                "seed {seed}: engine ended with {t:?}; native: {}",
+                native.status_text()
+            ));
+        }
     };
     if out != native.stdout || status != native.exit_status {
         return Case::Disagree(format!(

@@ -7,7 +7,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use psychic::compile::NativeOptions;
-use psychic::exec::{ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination};
+use psychic::exec::{
+    ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination,
+};
 use psychic::ir::Module;
 
 struct Explored {
@@ -17,12 +19,26 @@ struct Explored {
 }
 
 fn build(src: &std::path::Path) -> Explored {
+    build_at(src, false)
+}
+
+/// Bitcode at -O0 or -O2; the native (ASan) build replays either.
+fn build_at(src: &std::path::Path, opt2: bool) -> Explored {
     let dir = tempfile::tempdir().unwrap();
-    let bc = common::bitcode(src, dir.path(), false, &[]);
+    let bc = common::bitcode(src, dir.path(), opt2, &[]);
     let bin = dir.path().join("native-asan");
     common::toolchain().native(src, &bin, &NativeOptions { sanitize: true }).unwrap();
     let module = Module::load(&bc).unwrap();
     Explored { dir, bin, module }
+}
+
+/// Compiles and loads a C program written by the test.
+fn module_from(name: &str, code: &str, extra: &[&str]) -> (tempfile::TempDir, Module) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, code).unwrap();
+    let bc = common::bitcode(&src, dir.path(), false, extra);
+    (dir, Module::load(&bc).unwrap())
 }
 
 /// Explores a fixture, replays every test natively, and hands back the paths.
@@ -51,7 +67,9 @@ fn kinds(paths: &[HaltedPath]) -> BTreeMap<String, usize> {
 
 #[test]
 fn get_sign_has_three_paths_with_every_searcher() {
-    for search in [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew, SearchKind::Default] {
+    for search in
+        [SearchKind::Dfs, SearchKind::Bfs, SearchKind::RandomPath, SearchKind::CovNew, SearchKind::Default]
+    {
         explore("symbolic/get_sign.c", ExecConfig { search, ..ExecConfig::default() }, |ex, s| {
             assert_eq!(s.paths.len(), 3, "{search:?}");
             let mut statuses: Vec<u128> = s
@@ -79,13 +97,40 @@ fn symbolic_index_reads_and_finds_the_overflow() {
     });
 }
 
+/// The number of distinct basic-block traces of `match` over every pattern,
+/// counted natively (tests/c/native/trace_count.c): the paths there are.
+fn native_trace_count() -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let tc = common::toolchain();
+    let obj = dir.path().join("rx.o");
+    let bin = dir.path().join("trace_count");
+    let run = |cmd: &mut std::process::Command| {
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    run(std::process::Command::new(tc.clang())
+        .args(["-O0", "-w", "-fsanitize-coverage=trace-pc-guard", "-Dmain=regexp_main", "-c", "-I"])
+        .arg(tc.include_dir())
+        .arg(common::fixture("symbolic/regexp.c"))
+        .arg("-o")
+        .arg(&obj));
+    run(std::process::Command::new(tc.clang())
+        .args(["-O2", "-w"])
+        .arg(common::fixture("native/trace_count.c"))
+        .arg(&obj)
+        .arg("-o")
+        .arg(&bin));
+    String::from_utf8(run(&mut std::process::Command::new(&bin))).unwrap().trim().parse().unwrap()
+}
+
 #[test]
-fn regexp_matcher_explores_every_pattern_shape() {
+fn regexp_matcher_finds_exactly_the_native_paths() {
+    let expected = native_trace_count();
     explore("symbolic/regexp.c", ExecConfig::default(), |_, s| {
         let k = kinds(&s.paths);
         assert_eq!(k.keys().collect::<Vec<_>>(), vec!["exit"], "no errors in the matcher: {k:?}");
-        // Every pattern of three symbolic bytes over "hello" (KLEE finds the same number).
-        assert!(s.paths.len() > 50, "{} paths", s.paths.len());
+        assert_eq!(s.paths.len(), expected, "one path per distinct native trace");
     });
 }
 
@@ -99,7 +144,8 @@ fn meta_program_splits_revision_sets_without_the_solver() {
             .iter()
             .filter(|p| matches!(p.termination, Termination::Exit { .. }))
             .map(|p| {
-                let big = p.outputs.iter().any(|e| e.render(&ex.pool, &Default::default()).starts_with(b"big"));
+                let big =
+                    p.outputs.iter().any(|e| e.render(&ex.pool, &Default::default()).starts_with(b"big"));
                 (p.revisions, big)
             })
             .collect();
@@ -131,26 +177,32 @@ fn every_error_kind_is_reported_with_its_location() {
         ("rem", "return 100 % x;", ErrorKind::Div),
         ("assert", "klee_assert(x != 42); return 0;", ErrorKind::Assert),
         ("abort", "if (x == 9) abort(); return 0;", ErrorKind::Abort),
-        ("user", "if (x == 4) klee_report_error(__FILE__, __LINE__, \"bad x\", \"bad\"); return 0;", ErrorKind::User("bad".into())),
+        (
+            "user",
+            "if (x == 4) klee_report_error(__FILE__, __LINE__, \"bad x\", \"bad\"); return 0;",
+            ErrorKind::User("bad".into()),
+        ),
         ("unreachable", "if (x == 11) __builtin_unreachable(); return 0;", ErrorKind::Exec),
-        ("external", "extern int no_such_function(int); if (x == 12) return no_such_function(x); return 0;", ErrorKind::External),
-        ("fnptr", "int (*f)(void) = (int (*)(void))(long)x; if (x == 77) return f(); return 0;", ErrorKind::Exec),
+        (
+            "external",
+            "extern int no_such_function(int); if (x == 12) return no_such_function(x); return 0;",
+            ErrorKind::External,
+        ),
+        (
+            "fnptr",
+            "int (*f)(void) = (int (*)(void))(long)x; if (x == 77) return f(); return 0;",
+            ErrorKind::Exec,
+        ),
     ];
-    let dir = tempfile::tempdir().unwrap();
     for (name, body, kind) in cases {
-        let src = dir.path().join(format!("{name}.c"));
-        std::fs::write(
-            &src,
-            format!(
-                "#include <klee/klee.h>\n#include <stdlib.h>\nint main(void) {{\n  int x;\n  klee_make_symbolic(&x, sizeof x, \"x\");\n  {body}\n}}\n"
-            ),
-        )
-        .unwrap();
-        let bc = common::bitcode(&src, dir.path(), false, &[]);
-        let m = Module::load(&bc).unwrap();
+        let code = format!(
+            "#include <klee/klee.h>\n#include <stdlib.h>\nint main(void) {{\n  int x;\n  klee_make_symbolic(&x, sizeof x, \"x\");\n  {body}\n}}\n"
+        );
+        let (_dir, m) = module_from(&format!("{name}.c"), &code, &[]);
         let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
         let s = ex.run();
-        let errs: Vec<&Termination> = s.paths.iter().map(|p| &p.termination).filter(|t| t.error_kind().is_some()).collect();
+        let errs: Vec<&Termination> =
+            s.paths.iter().map(|p| &p.termination).filter(|t| t.error_kind().is_some()).collect();
         assert!(
             errs.iter().any(|t| t.error_kind() == Some(kind)),
             "{name}: expected a {kind} error, got {:?}",
@@ -171,17 +223,14 @@ fn every_error_kind_is_reported_with_its_location() {
 
 #[test]
 fn overshift_is_an_error_only_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("shift.c");
-    std::fs::write(
-        &src,
+    let (_dir, m) = module_from(
+        "shift.c",
         "#include <klee/klee.h>\nint main(void) { unsigned x; klee_make_symbolic(&x, sizeof x, \"x\"); return (1u << x) == 0; }\n",
-    )
-    .unwrap();
-    let bc = common::bitcode(&src, dir.path(), false, &[]);
-    let m = Module::load(&bc).unwrap();
+        &[],
+    );
     for check in [false, true] {
-        let mut ex = Executor::new(&m, ExecConfig { check_overshift: check, ..ExecConfig::default() }).unwrap();
+        let mut ex =
+            Executor::new(&m, ExecConfig { check_overshift: check, ..ExecConfig::default() }).unwrap();
         let s = ex.run();
         let k = kinds(&s.paths);
         assert_eq!(k.contains_key("overshift"), check, "{k:?}");
@@ -190,15 +239,11 @@ fn overshift_is_an_error_only_when_asked() {
 
 #[test]
 fn unsupported_instruction_ends_only_its_path() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("asm.c");
-    std::fs::write(
-        &src,
+    let (_dir, m) = module_from(
+        "asm.c",
         "#include <klee/klee.h>\nint main(void) { int x; klee_make_symbolic(&x, sizeof x, \"x\");\n if (x == 5) { __asm__ volatile(\"nop\"); }\n return 0; }\n",
-    )
-    .unwrap();
-    let bc = common::bitcode(&src, dir.path(), false, &[]);
-    let m = Module::load(&bc).unwrap();
+        &[],
+    );
     let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
     let s = ex.run();
     let k = kinds(&s.paths);
@@ -211,4 +256,207 @@ fn unsupported_instruction_ends_only_its_path() {
     let (msg, loc) = t.unwrap();
     assert!(msg.contains("inline assembly"), "{msg}");
     assert!(loc.unwrap().contains("asm.c:3"), "reported at the line of the asm");
+}
+
+#[test]
+fn data_only_divergence_splits_outputs_at_halt() {
+    explore("symbolic/meta_outputs.c", ExecConfig::default(), |ex, s| {
+        let exits: Vec<&HaltedPath> =
+            s.paths.iter().filter(|p| matches!(p.termination, Termination::Exit { .. })).collect();
+        // The ?: on the revision is decided by a revision split ({0,1,2} vs
+        // {3}), never by the solver; then each state runs alone.
+        let mut sets: Vec<RevSet> = exits.iter().map(|p| p.revisions).collect();
+        sets.sort();
+        assert_eq!(sets, vec![[0, 1, 2].into_iter().collect(), RevSet::singleton(3)]);
+        for p in &exits {
+            assert_eq!(p.annotations.len(), 1);
+            assert_eq!(p.annotations[0].name, "y");
+            assert_eq!(p.annotations[0].bytes.len(), 4);
+            for b in &p.annotations[0].bytes {
+                assert!(!ex.pool.mentions_revision(*b));
+            }
+            assert!(
+                matches!(p.outputs[0], psychic::exec::OutputEvent::Format { .. }),
+                "symbolic printf stays structured"
+            );
+        }
+    });
+}
+
+#[test]
+fn loop_with_symbolic_bound_has_one_path_per_trip_count() {
+    explore("symbolic/loops.c", ExecConfig::default(), |_, s| {
+        let exits = s.paths.iter().filter(|p| matches!(p.termination, Termination::Exit { .. })).count();
+        assert_eq!(exits, 11);
+    });
+}
+
+#[test]
+fn symbolic_pointer_forks_over_its_objects() {
+    explore(
+        "symbolic/pointers.c",
+        ExecConfig { search: SearchKind::Bfs, ..ExecConfig::default() },
+        |_, s| {
+            let k = kinds(&s.paths);
+            // which x idx = 6 feasible (object, offset) pairs; the pointer
+            // resolves to a, b and pts: one state per object, each with a
+            // symbolic offset, then the printed values fork no further.
+            assert_eq!(k.get("exit"), Some(&3), "{k:?}");
+            assert!(!k.contains_key("ptr"), "{k:?}");
+        },
+    );
+}
+
+#[test]
+fn limits_stop_the_run_and_end_states_early() {
+    let e = build(&common::fixture("symbolic/regexp.c"));
+    let cfg = ExecConfig { max_instructions: Some(2_000), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert!(s.stopped_early.as_deref().unwrap_or("").contains("max-instructions"), "{:?}", s.stopped_early);
+    assert!(s.stats.paths_early > 0);
+    let cfg = ExecConfig { max_depth: Some(3), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert!(s.paths.iter().all(|p| p.depth <= 3));
+    assert!(s.stats.paths_early > 0, "paths that would fork deeper end early");
+    let cfg = ExecConfig { max_forks: Some(5), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert_eq!(s.stats.forks, 5);
+    assert_eq!(s.paths.len(), 6, "after the last fork every state follows one side");
+    let cfg = ExecConfig { max_time: Some(std::time::Duration::ZERO), ..ExecConfig::default() };
+    let s = Executor::new(&e.module, cfg).unwrap().run();
+    assert!(s.stopped_early.as_deref().unwrap_or("").contains("max-time"));
+}
+
+#[test]
+fn solver_timeout_ends_only_the_state_that_asked() {
+    let (_dir, m) = module_from(
+        "hard.c",
+        r#"#include <klee/klee.h>
+#include <stdint.h>
+int main(void) {
+  uint64_t a, b; int c;
+  klee_make_symbolic(&a, sizeof a, "a");
+  klee_make_symbolic(&b, sizeof b, "b");
+  klee_make_symbolic(&c, sizeof c, "c");
+  if (c == 1) {
+    if (a * b == 0x9e3779b97f4a7c15ull && a > 3 && b > 3 && a * a / b == 0x1234567ull) return 2;
+    return 3;
+  }
+  return 0;
+}
+"#,
+        &[],
+    );
+    let cfg = ExecConfig { max_solver_time: std::time::Duration::from_millis(200), ..ExecConfig::default() };
+    let s = Executor::new(&m, cfg).unwrap().run();
+    let k = kinds(&s.paths);
+    assert!(k.get("solver").is_some_and(|&n| n >= 1), "{k:?}");
+    assert!(k.get("exit").is_some_and(|&n| n >= 1), "the other paths go on: {k:?}");
+}
+
+#[test]
+fn halt_observer_sees_every_path_and_may_stop_the_run() {
+    use psychic::exec::{Control, HaltContext, HaltObserver};
+    struct Count(std::rc::Rc<std::cell::Cell<usize>>, usize);
+    impl HaltObserver for Count {
+        fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+            // The observer can query the solver on the halted path.
+            let arrays: Vec<_> = path.symbolics.iter().map(|s| s.array).collect();
+            assert!(cx.solver.get_model(cx.pool, &path.constraints, &arrays).unwrap().is_some());
+            self.0.set(self.0.get() + 1);
+            if self.0.get() >= self.1 { Control::Stop } else { Control::Continue }
+        }
+    }
+    let e = build(&common::fixture("symbolic/regexp.c"));
+    let seen = std::rc::Rc::new(std::cell::Cell::new(0));
+    let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+    ex.set_observer(Box::new(Count(seen.clone(), 5)));
+    let s = ex.run();
+    assert!(s.stopped_early.as_deref().unwrap_or("").contains("observer"));
+    assert_eq!(seen.get(), s.paths.len(), "the observer saw every halted path");
+}
+
+#[test]
+fn optimised_bitcode_explores_and_replays() {
+    // -O2 turns branches into selects (ite expressions, fewer paths) and
+    // revision tests into switches and selects; every test still replays.
+    for f in ["get_sign.c", "array_index.c", "meta.c", "meta_outputs.c", "pointers.c", "loops.c"] {
+        let e = build_at(&common::fixture(&format!("symbolic/{f}")), true);
+        let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+        let s = ex.run();
+        assert!(s.paths.iter().any(|p| matches!(p.termination, Termination::Exit { .. })), "{f}");
+        let runs = common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+        assert!(runs > 0, "{f}");
+        for p in &s.paths {
+            for c in &p.constraints {
+                assert!(!ex.pool.mentions_revision(*c), "{f}: a path constraint mentions the revision");
+            }
+        }
+    }
+}
+
+#[test]
+fn external_calls_run_natively_when_asked() {
+    use psychic::exec::ExternalCalls;
+    let (_dir, m) = module_from(
+        "ext.c",
+        "#include <ctype.h>\n#include <stdlib.h>\nint main(void) { volatile int c = 'q'; return toupper(c) + labs(-3L); }\n",
+        &["-fno-builtin"],
+    );
+    let s = Executor::new(&m, ExecConfig::default()).unwrap().run();
+    assert_eq!(kinds(&s.paths).get("external"), Some(&1));
+    let mut ex =
+        Executor::new(&m, ExecConfig { external_calls: ExternalCalls::Native, ..ExecConfig::default() })
+            .unwrap();
+    let s = ex.run();
+    match s.paths[0].termination {
+        Termination::Exit { status } => assert_eq!(ex.pool.as_const(status), Some(u128::from(b'Q') + 3)),
+        ref t => panic!("{t:?}"),
+    }
+    assert!(s.warnings.iter().any(|w| w.contains("toupper")), "{:?}", s.warnings);
+}
+
+#[test]
+fn write_at_symbolic_offset_reads_back_through_the_array() {
+    explore("symbolic/symbolic_write.c", ExecConfig::default(), |ex, s| {
+        // i == 2 returns 1; otherwise a[3] is read back as a symbolic value
+        // (8 when i == 3, else 1) without a fork. Replay checks both.
+        let statuses: Vec<Option<u128>> = s
+            .paths
+            .iter()
+            .map(|p| match p.termination {
+                Termination::Exit { status } => ex.pool.as_const(status),
+                ref t => panic!("{t:?}"),
+            })
+            .collect();
+        assert_eq!(statuses.len(), 2);
+        assert!(statuses.contains(&Some(1)) && statuses.contains(&None), "{statuses:?}");
+    });
+}
+
+#[test]
+fn klee_range_and_klee_int_make_inputs_the_native_runtime_replays() {
+    explore("symbolic/ranges.c", ExecConfig::default(), |_, s| {
+        assert_eq!(s.paths.len(), 2);
+        for p in &s.paths {
+            let names: Vec<&str> = p.symbolics.iter().map(|o| o.name.as_str()).collect();
+            assert_eq!(names, vec!["x", "y", "z"]);
+        }
+    });
+}
+
+#[test]
+fn unify_style_or_chains_keep_sharing_revisions_together() {
+    for opt2 in [false, true] {
+        let e = build_at(&common::fixture("symbolic/meta_chain.c"), opt2);
+        let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+        let s = ex.run();
+        // {0,2} and {1} part at site 1 and stay so; each forks on the input.
+        let mut sets: Vec<RevSet> = s.paths.iter().map(|p| p.revisions).collect();
+        sets.sort();
+        let r02: RevSet = [0, 2].into_iter().collect();
+        let r1 = RevSet::singleton(1);
+        assert_eq!(sets, vec![r1, r1, r02, r02], "opt2={opt2}");
+        common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+    }
 }

@@ -94,7 +94,8 @@ fn not_bitcode_is_a_clear_error() {
 fn missing_entry_and_revision_count() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("lib.c");
-    std::fs::write(&src, "const int __psychic_revisions = 5;\nint helper(int x) { return x + 1; }\n").unwrap();
+    std::fs::write(&src, "const int __psychic_revisions = 5;\nint helper(int x) { return x + 1; }\n")
+        .unwrap();
     let bc = common::bitcode(&src, dir.path(), false, &[]);
     let m = Module::load(&bc).unwrap();
     assert_eq!(m.revisions, Some(5));

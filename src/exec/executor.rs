@@ -11,16 +11,19 @@ use crate::ir::{
 };
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
-use super::memory::{AddressSpace, NULL_PAGE, ObjKind, ObjectState, byte_expr, to_byte};
+use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, StateId};
+use super::slab::Slab;
 use super::special::Handler;
 use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
 use super::value::{self, Byte, DivError, Value};
-use super::{Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary};
+use super::{
+    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary,
+};
 
 /// Instructions a state runs before the searcher chooses again.
-const QUANTUM: u32 = 10_000;
+const QUANTUM: u64 = 10_000;
 /// Objects a symbolic pointer is resolved to at most.
 const MAX_RESOLVE: usize = 64;
 
@@ -29,7 +32,7 @@ pub(super) enum Stop {
     /// The state forked for revisions (or pointer targets) before any side
     /// effect: every resulting state runs the instruction again.
     Restart,
-    Halt(Termination),
+    Halt(Box<Termination>),
 }
 
 pub(super) type Res<T> = Result<T, Stop>;
@@ -37,14 +40,14 @@ pub(super) type Res<T> = Result<T, Stop>;
 /// A resolved memory location: an object and an offset into it.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Place {
-    C { base: u64, off: u64 },
-    S { base: u64, off: ExprId },
+    C { obj: ObjId, off: u64 },
+    S { obj: ObjId, off: ExprId },
 }
 
 impl Place {
-    pub(super) fn base(&self) -> u64 {
+    pub(super) fn obj(&self) -> ObjId {
         match self {
-            Place::C { base, .. } | Place::S { base, .. } => *base,
+            Place::C { obj, .. } | Place::S { obj, .. } => *obj,
         }
     }
 }
@@ -56,8 +59,8 @@ pub struct Executor<'m> {
     pub(super) cfg: ExecConfig,
     consts: Vec<Value>,
     pub(super) handlers: Vec<Option<Handler>>,
-    states: Vec<Option<Box<ExecutionState>>>,
-    free_slots: Vec<StateId>,
+    /// Live states; a state's slot is empty while it runs.
+    states: Slab<Option<Box<ExecutionState>>>,
     searcher: Box<dyn Searcher>,
     ptree: ProcessTree,
     covered: Vec<Vec<bool>>,
@@ -74,6 +77,9 @@ pub struct Executor<'m> {
     /// The `FILE` objects `stdin`, `stdout` and `stderr` point to, if the
     /// program uses them.
     pub(super) std_streams: [Option<u64>; 3],
+    /// Set when building a value met something unsupported (symbolic bytes
+    /// of an integer wider than 128 bits); the instruction then fails.
+    unhandled: Option<String>,
 }
 
 impl<'m> Executor<'m> {
@@ -89,8 +95,7 @@ impl<'m> Executor<'m> {
         }
         let solver = Solver::new(SolverConfig { timeout: cfg.max_solver_time, ..SolverConfig::default() });
         let consts = m.consts.iter().map(|c| const_value(m, c)).collect();
-        let handlers =
-            m.funcs.iter().map(|f| f.body.is_none().then(|| Handler::lookup(&f.name))).collect();
+        let handlers = m.funcs.iter().map(|f| f.body.is_none().then(|| Handler::lookup(&f.name))).collect();
         let covered =
             m.funcs.iter().map(|f| vec![false; f.body.as_ref().map_or(0, |b| b.blocks.len())]).collect();
         let stats = ExecStats {
@@ -105,8 +110,7 @@ impl<'m> Executor<'m> {
             cfg,
             consts,
             handlers,
-            states: Vec::new(),
-            free_slots: Vec::new(),
+            states: Slab::default(),
             searcher,
             ptree: ProcessTree::default(),
             covered,
@@ -120,6 +124,7 @@ impl<'m> Executor<'m> {
             num_revisions,
             entry,
             std_streams: [None; 3],
+            unhandled: None,
         })
     }
 
@@ -156,7 +161,7 @@ impl<'m> Executor<'m> {
                 let view = SearchView { states: &self.states, ptree: &self.ptree };
                 self.searcher.select(&view)
             };
-            let mut st = self.states[sid].take().expect("searcher selected a live state");
+            let mut st = self.slot(sid).take().expect("searcher selected a live state");
             let halted = self.run_state(&mut st);
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
@@ -174,14 +179,14 @@ impl<'m> Executor<'m> {
             match halted {
                 Some(t) => {
                     self.ptree.remove(st.ptree_node);
-                    self.free_slots.push(sid);
+                    self.states.remove(sid);
                     removed.push(sid);
                     self.halt(*st, t);
                 }
-                None => self.states[sid] = Some(st),
+                None => *self.slot(sid) = Some(st),
             }
             self.update_searcher(Some(sid), &added, &removed);
-            let live = (self.states.len() - self.free_slots.len()) as u64;
+            let live = self.states.len() as u64;
             self.stats.max_live_states = self.stats.max_live_states.max(live);
             if self.stop.is_some() {
                 let reason = self.stop.clone().unwrap_or_default();
@@ -200,29 +205,30 @@ impl<'m> Executor<'m> {
     }
 
     fn limit_reached(&self, start: Instant, steps: u64) -> Option<String> {
-        if let Some(t) = self.cfg.max_time {
-            if start.elapsed() >= t {
-                return Some(format!("max-time ({}s) reached", t.as_secs_f64()));
-            }
+        if let Some(t) = self.cfg.max_time
+            && start.elapsed() >= t
+        {
+            return Some(format!("max-time ({}s) reached", t.as_secs_f64()));
         }
-        if let Some(n) = self.cfg.max_instructions {
-            if self.stats.instructions >= n {
-                return Some(format!("max-instructions ({n}) reached"));
-            }
+        if let Some(n) = self.cfg.max_instructions
+            && self.stats.instructions >= n
+        {
+            return Some(format!("max-instructions ({n}) reached"));
         }
-        if let Some(mb) = self.cfg.max_memory_mb {
-            if steps % 64 == 0 && resident_mb().is_some_and(|r| r > mb) {
-                return Some(format!("max-memory ({mb} MiB) reached"));
-            }
+        if let Some(mb) = self.cfg.max_memory_mb
+            && steps.is_multiple_of(64)
+            && resident_mb().is_some_and(|r| r > mb)
+        {
+            return Some(format!("max-memory ({mb} MiB) reached"));
         }
         None
     }
 
     /// Ends every live state early.
     fn end_all(&mut self, reason: &str) {
-        let ids: Vec<StateId> = (0..self.states.len()).filter(|&i| self.states[i].is_some()).collect();
+        let ids: Vec<StateId> = self.states.keys().collect();
         for i in &ids {
-            let st = self.states[*i].take().expect("live");
+            let st = self.states.remove(*i).flatten().expect("live");
             self.halt(*st, Termination::Early { reason: reason.to_string() });
         }
         self.update_searcher(None, &[], &ids);
@@ -230,21 +236,15 @@ impl<'m> Executor<'m> {
 
     fn insert_state(&mut self, st: ExecutionState) -> StateId {
         self.stats.states_created += 1;
-        let b = Some(Box::new(st));
-        match self.free_slots.pop() {
-            Some(i) => {
-                self.states[i] = b;
-                i
-            }
-            None => {
-                self.states.push(b);
-                self.states.len() - 1
-            }
-        }
+        self.states.insert(Some(Box::new(st)))
+    }
+
+    fn slot(&mut self, id: StateId) -> &mut Option<Box<ExecutionState>> {
+        self.states.get_mut(id).expect("live state")
     }
 
     fn state_mut(&mut self, id: StateId) -> &mut ExecutionState {
-        self.states[id].as_deref_mut().expect("live state")
+        self.slot(id).as_deref_mut().expect("live state")
     }
 
     fn update_searcher(&mut self, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
@@ -271,13 +271,20 @@ impl<'m> Executor<'m> {
             mem.insert_fixed(g.addr, g.size, ObjKind::Global, bytes, g.constant);
         }
         let mut st = ExecutionState::new(RevSet::all(self.num_revisions), mem);
-        // glibc's standard streams: distinct FILE objects the globals point to.
+        // The standard streams: the FILE objects the globals point to (the
+        // libc model's, or objects made here for glibc's extern ones).
         for (i, name) in ["stdin", "stdout", "stderr"].iter().enumerate() {
             let Some(g) = m.global_by_name.get(*name).map(|g| &m.globals[g.index()]) else { continue };
-            if !g.defined && g.size == 8 {
+            if g.size != 8 {
+                continue;
+            }
+            if let Some(init) = &g.init {
+                self.std_streams[i] = Some(u64::from_le_bytes(init[..8].try_into().expect("8 bytes")));
+            } else if !g.defined {
                 let file = st.memory.allocate(FILE_SIZE, 8, ObjKind::Runtime);
-                let o = st.memory.get_mut(g.addr).expect("global");
-                o.write_concrete(&mut self.pool, 0, 8, u128::from(file));
+                let file = st.memory.object(file).base;
+                let gid = st.memory.at_base(g.addr).expect("global");
+                st.memory.object_mut(gid).write_concrete(&mut self.pool, 0, 8, u128::from(file));
                 self.std_streams[i] = Some(file);
             }
         }
@@ -292,12 +299,12 @@ impl<'m> Executor<'m> {
             for a in &self.cfg.argv {
                 let mut bytes = a.as_bytes().to_vec();
                 bytes.push(0);
-                let p = st.memory.allocate(bytes.len() as u64, 1, ObjKind::Runtime);
-                let o = st.memory.get_mut(p).expect("just allocated");
+                let id = st.memory.allocate(bytes.len() as u64, 1, ObjKind::Runtime);
+                let o = st.memory.object_mut(id);
                 for (i, b) in bytes.iter().enumerate() {
                     o.write_concrete(&mut self.pool, i as u64, 1, u128::from(*b));
                 }
-                ptrs.push(p);
+                ptrs.push(o.base);
             }
             ptrs.push(0);
             args.push(Value::Int(u128::from(self.pointer_array(&mut st, &ptrs))));
@@ -310,12 +317,12 @@ impl<'m> Executor<'m> {
     }
 
     fn pointer_array(&mut self, st: &mut ExecutionState, ptrs: &[u64]) -> u64 {
-        let a = st.memory.allocate(8 * ptrs.len() as u64, 8, ObjKind::Runtime);
-        let o = st.memory.get_mut(a).expect("just allocated");
+        let id = st.memory.allocate(8 * ptrs.len() as u64, 8, ObjKind::Runtime);
+        let o = st.memory.object_mut(id);
         for (i, p) in ptrs.iter().enumerate() {
             o.write_concrete(&mut self.pool, 8 * i as u64, 8, u128::from(*p));
         }
-        a
+        o.base
     }
 
     fn push_frame(&mut self, st: &mut ExecutionState, func: FuncId, args: Vec<Value>, ret_dst: Reg) {
@@ -360,7 +367,8 @@ impl<'m> Executor<'m> {
         };
         for p in split_path_by_revision(&mut self.pool, path) {
             if let Some(obs) = self.observer.as_mut() {
-                let mut cx = HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
+                let mut cx =
+                    HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
                 if obs.on_halt(&p, &mut cx) == Control::Stop && self.stop.is_none() {
                     self.stop = Some("stopped by the halt observer".into());
                 }
@@ -379,10 +387,15 @@ impl<'m> Executor<'m> {
 
     /// An error at the current instruction.
     pub(super) fn error(&self, st: &ExecutionState, kind: ErrorKind, message: impl Into<String>) -> Stop {
-        Stop::Halt(self.error_termination(st, kind, message.into()))
+        Stop::Halt(Box::new(self.error_termination(st, kind, message.into())))
     }
 
-    pub(super) fn error_termination(&self, st: &ExecutionState, kind: ErrorKind, message: String) -> Termination {
+    pub(super) fn error_termination(
+        &self,
+        st: &ExecutionState,
+        kind: ErrorKind,
+        message: String,
+    ) -> Termination {
         let f = st.frame();
         let body = self.m.func(f.func).body.as_ref().expect("defined");
         let location = self.m.loc_text(body.locs.get(f.pc as usize).copied().flatten());
@@ -399,23 +412,29 @@ impl<'m> Executor<'m> {
     /// Runs `st` until it halts, forks, or used its quantum.
     fn run_state(&mut self, st: &mut ExecutionState) -> Option<Termination> {
         let m = self.m;
-        for _ in 0..QUANTUM {
+        let mut n = 0u64;
+        let mut out = None;
+        while n < QUANTUM {
             let f = st.stack.last().expect("running state has a frame");
             let body = m.funcs[f.func.index()].body.as_ref().expect("defined");
             let inst = &body.insts[f.pc as usize];
-            st.instructions += 1;
-            st.since_new_cover += 1;
-            self.stats.instructions += 1;
+            n += 1;
             match self.exec(st, inst) {
                 Ok(()) => {}
-                Err(Stop::Restart) => return None,
-                Err(Stop::Halt(t)) => return Some(t),
+                Err(Stop::Restart) => break,
+                Err(Stop::Halt(t)) => {
+                    out = Some(*t);
+                    break;
+                }
             }
             if !self.forked.is_empty() {
-                return None;
+                break;
             }
         }
-        None
+        st.instructions += n;
+        st.since_new_cover += n;
+        self.stats.instructions += n;
+        out
     }
 
     #[inline]
@@ -426,7 +445,7 @@ impl<'m> Executor<'m> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn set(st: &mut ExecutionState, dst: Reg, v: Value) {
         if dst != NO_REG {
             st.frame_mut().regs[dst as usize] = v;
@@ -438,12 +457,13 @@ impl<'m> Executor<'m> {
         match v {
             Value::Int(c) => self.pool.constant(width, *c),
             Value::Sym(e) => *e,
+            Value::Wide(b) => self.pool.constant(width.min(128), low_bits(b)),
             Value::Agg(_) => self.pool.constant(width, 0),
         }
     }
 
     /// A value from an expression: concrete if it folded to a constant.
-    pub(super) fn from_expr(&self, e: ExprId) -> Value {
+    pub(super) fn value_of(&self, e: ExprId) -> Value {
         match self.pool.as_const(e) {
             Some(c) => Value::Int(c),
             None => Value::Sym(e),
@@ -454,17 +474,36 @@ impl<'m> Executor<'m> {
         let v = match &inst.op {
             Op::Bin { op, width, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
-                self.lift2(st, &a, &b, &mut |ex, st, a, b| ex.binop(st, *op, *width, a, b))?
+                match (&a, &b) {
+                    (Value::Agg(_), _) => {
+                        self.lift2(st, &a, &b, &mut |ex, st, a, b| ex.binop(st, *op, *width, a, b))?
+                    }
+                    _ => self.binop(st, *op, *width, &a, &b)?,
+                }
+            }
+            Op::ICmp { pred, width, a, b } if *width > 128 => {
+                let (a, b) = (self.val(st, *a), self.val(st, *b));
+                let (Some(x), Some(y)) = (value::to_big(&a), value::to_big(&b)) else {
+                    return Err(self.wide_symbolic(st));
+                };
+                Value::Int(value::wide_icmp(*pred, *width, &x, &y) as u128)
             }
             Op::ICmp { pred, width, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    Self::set(st, inst.dst, Value::Int(value::icmp(*pred, *width, *x, *y) as u128));
+                    st.frame_mut().pc += 1;
+                    return Ok(());
+                }
                 self.lift2(st, &a, &b, &mut |ex, _, a, b| {
                     Ok(match (a, b) {
-                        (Value::Int(x), Value::Int(y)) => Value::Int(value::icmp(*pred, *width, *x, *y) as u128),
+                        (Value::Int(x), Value::Int(y)) => {
+                            Value::Int(value::icmp(*pred, *width, *x, *y) as u128)
+                        }
                         _ => {
                             let (x, y) = (ex.expr(a, *width), ex.expr(b, *width));
                             let e = icmp_expr(&mut ex.pool, *pred, x, y);
-                            ex.from_expr(e)
+                            ex.value_of(e)
                         }
                     })
                 })?
@@ -478,7 +517,9 @@ impl<'m> Executor<'m> {
             }
             Op::FNeg { kind, a } => {
                 let a = self.val(st, *a);
-                self.lift1(st, &a, &mut |ex, st, a| Ok(Value::Int(value::fneg(*kind, ex.concrete_float(st, a)?))))?
+                self.lift1(st, &a, &mut |ex, st, a| {
+                    Ok(Value::Int(value::fneg(*kind, ex.concrete_float(st, a)?)))
+                })?
             }
             Op::FCmp { pred, kind, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
@@ -491,6 +532,13 @@ impl<'m> Executor<'m> {
                 let (c, t, f) = (self.val(st, *cond), self.val(st, *t), self.val(st, *f));
                 self.select(st, &c, &t, &f)?
             }
+            Op::Cast { op, from, to, a } if *from > 128 || *to > 128 => {
+                let a = self.val(st, *a);
+                match value::to_big(&a).and_then(|x| value::wide_cast(*op, *from, *to, &x)) {
+                    Some(v) => v,
+                    None => return Err(self.wide_symbolic(st)),
+                }
+            }
             Op::Cast { op, from, to, a } => {
                 let a = self.val(st, *a);
                 self.lift1(st, &a, &mut |ex, st, a| ex.cast(st, *op, *from, *to, a))?
@@ -498,7 +546,9 @@ impl<'m> Executor<'m> {
             Op::Reshape { from, to, a } => {
                 let a = self.val(st, *a);
                 let bytes = self.image(&a, *from);
-                self.from_image(&bytes, *to)
+                let v = self.value_from_image(&bytes, *to);
+                self.check_unhandled(st)?;
+                v
             }
             Op::Copy { a } => self.val(st, *a),
             Op::Alloca { elem_size, count, count_width, align } => {
@@ -506,17 +556,23 @@ impl<'m> Executor<'m> {
                 let n = self.concretize(st, &n, *count_width, "alloca size")?;
                 let size = elem_size.saturating_mul(n as u64);
                 if size > MAX_ALLOC {
-                    return Err(self.error(st, ErrorKind::Exec, format!("alloca of {size} bytes is too large")));
+                    return Err(self.error(
+                        st,
+                        ErrorKind::Exec,
+                        format!("alloca of {size} bytes is too large"),
+                    ));
                 }
-                let a = st.memory.allocate(size, u64::from(*align), ObjKind::Stack);
-                st.frame_mut().allocas.push(a);
-                Value::Int(u128::from(a))
+                let id = st.memory.allocate(size, u64::from(*align), ObjKind::Stack);
+                st.frame_mut().allocas.push(id);
+                Value::Int(u128::from(st.memory.object(id).base))
             }
             Op::Load { ty, ptr } => {
                 let p = self.val(st, *ptr);
                 let size = self.m.ty(*ty).store_size;
                 let place = self.resolve(st, &p, size, false)?;
-                self.load(st, place, *ty)
+                let v = self.load(st, place, *ty);
+                self.check_unhandled(st)?;
+                v
             }
             Op::Store { ty, val, ptr } => {
                 let (v, p) = (self.val(st, *val), self.val(st, *ptr));
@@ -531,7 +587,7 @@ impl<'m> Executor<'m> {
                 let mut v = self.val(st, *agg);
                 for &i in path.iter() {
                     v = match v {
-                        Value::Agg(items) => items[i as usize].clone(),
+                        Value::Agg(items) => items.get(i as usize).cloned().unwrap_or(Value::Int(0)),
                         other => other,
                     };
                 }
@@ -570,8 +626,10 @@ impl<'m> Executor<'m> {
                     other => vec![other.clone()],
                 };
                 let all: Vec<Value> = items(&a).into_iter().chain(items(&b)).collect();
-                let out: Vec<Value> =
-                    mask.iter().map(|m| m.and_then(|i| all.get(i as usize).cloned()).unwrap_or(Value::Int(0))).collect();
+                let out: Vec<Value> = mask
+                    .iter()
+                    .map(|m| m.and_then(|i| all.get(i as usize).cloned()).unwrap_or(Value::Int(0)))
+                    .collect();
                 Value::Agg(out.into())
             }
             Op::Call { callee, args, ret, byval, vararg_tys } => {
@@ -640,6 +698,16 @@ impl<'m> Executor<'m> {
     }
 
     fn binop(&mut self, st: &mut ExecutionState, op: BinOp, w: u32, a: &Value, b: &Value) -> Res<Value> {
+        if w > 128 {
+            let (Some(x), Some(y)) = (value::to_big(a), value::to_big(b)) else {
+                return Err(self.wide_symbolic(st));
+            };
+            return match value::wide_bin(op, w, &x, &y) {
+                Ok(v) => Ok(v),
+                Err(DivError::ByZero) => Err(self.error(st, ErrorKind::Div, "division by zero")),
+                Err(DivError::Overflow) => Err(self.error(st, ErrorKind::Div, "division overflow")),
+            };
+        }
         let shift = matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr);
         if let (Value::Int(x), Value::Int(y)) = (a, b) {
             let y = if shift {
@@ -669,14 +737,24 @@ impl<'m> Executor<'m> {
                     let m1 = self.pool.constant(w, mask(w));
                     let (c1, c2) = (self.pool.eq(x, min), self.pool.eq(y, m1));
                     let ovf = self.pool.bool_and(c1, c2);
-                    self.check_error(st, ovf, ErrorKind::Div, "division overflow (INT_MIN / -1 traps on x86-64)")?;
+                    self.check_error(
+                        st,
+                        ovf,
+                        ErrorKind::Div,
+                        "division overflow (INT_MIN / -1 traps on x86-64)",
+                    )?;
                 }
             }
             _ if shift => {
                 if self.cfg.check_overshift {
                     let wc = self.pool.constant(w, u128::from(w));
                     let over = self.pool.uge(y, wc);
-                    self.check_error(st, over, ErrorKind::Overshift, format!("shift of an i{w} by its width or more"))?;
+                    self.check_error(
+                        st,
+                        over,
+                        ErrorKind::Overshift,
+                        format!("shift of an i{w} by its width or more"),
+                    )?;
                 } else if w <= 64 {
                     let m = self.pool.constant(w, if w <= 32 { 31 } else { 63 });
                     y = self.pool.and(y, m);
@@ -685,7 +763,20 @@ impl<'m> Executor<'m> {
             _ => {}
         }
         let e = self.pool.binary(value::ebin(op), x, y);
-        Ok(self.from_expr(e))
+        Ok(self.value_of(e))
+    }
+
+    /// Fails if the last value construction met something unsupported.
+    fn check_unhandled(&mut self, st: &ExecutionState) -> Res<()> {
+        match self.unhandled.take() {
+            Some(msg) => Err(self.error(st, ErrorKind::Unhandled, msg)),
+            None => Ok(()),
+        }
+    }
+
+    /// A symbolic value where only concrete integers wider than 128 bits work.
+    pub(super) fn wide_symbolic(&self, st: &ExecutionState) -> Stop {
+        self.error(st, ErrorKind::Unhandled, "symbolic integer wider than 128 bits")
     }
 
     /// Forks off an error path where `cond` may hold; the current path
@@ -728,22 +819,32 @@ impl<'m> Executor<'m> {
                 self.warn("a symbolic floating-point value was concretised".into());
                 self.concretize(st, v, w, "floating-point value")
             }
-            Value::Agg(_) => Ok(0),
+            Value::Agg(_) | Value::Wide(_) => Ok(0),
         }
     }
 
     /// One value of `v` on this path, which is constrained to it.
-    pub(super) fn concretize(&mut self, st: &mut ExecutionState, v: &Value, width: u32, what: &str) -> Res<u128> {
+    pub(super) fn concretize(
+        &mut self,
+        st: &mut ExecutionState,
+        v: &Value,
+        width: u32,
+        what: &str,
+    ) -> Res<u128> {
         let e = match v {
             Value::Int(x) => return Ok(*x),
             Value::Sym(e) => *e,
+            Value::Wide(b) => return Ok(low_bits(b)),
             Value::Agg(_) => return Ok(0),
         };
         let e = self.split_revisions(st, e)?;
         if let Some(c) = self.pool.as_const(e) {
             return Ok(c);
         }
-        let c = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?;
+        let c = self
+            .solver
+            .get_value(&self.pool, &st.constraints, e)
+            .map_err(|err| self.solver_error(st, err))?;
         let k = self.pool.constant(width.max(self.pool.width(e)), c);
         let eq = self.pool.eq(e, k);
         st.constraints.push(eq);
@@ -765,23 +866,24 @@ impl<'m> Executor<'m> {
                         return Ok(Value::Int(value::cast(op, from, to, x)));
                     }
                 };
-                Ok(self.from_expr(r))
+                Ok(self.value_of(r))
             }
-            Value::Agg(_) => Ok(a.clone()),
+            Value::Agg(_) | Value::Wide(_) => Ok(a.clone()),
         }
     }
 
     fn select(&mut self, st: &mut ExecutionState, c: &Value, t: &Value, f: &Value) -> Res<Value> {
         match c {
             Value::Int(x) => Ok(if *x & 1 != 0 { t.clone() } else { f.clone() }),
+            Value::Wide(_) => Ok(t.clone()),
             Value::Agg(cs) => {
                 let (ts, fs) = match (t, f) {
                     (Value::Agg(ts), Value::Agg(fs)) => (ts.clone(), fs.clone()),
                     _ => return Ok(t.clone()),
                 };
                 let mut out = Vec::with_capacity(cs.len());
-                for i in 0..cs.len() {
-                    out.push(self.select(st, &cs[i], &ts[i], &fs[i])?);
+                for ((c, t), f) in cs.iter().zip(ts.iter()).zip(fs.iter()) {
+                    out.push(self.select(st, c, t, f)?);
                 }
                 Ok(Value::Agg(out.into()))
             }
@@ -789,6 +891,9 @@ impl<'m> Executor<'m> {
                 let e = self.split_revisions(st, *e)?;
                 if let Some(x) = self.pool.as_const(e) {
                     return Ok(if x & 1 != 0 { t.clone() } else { f.clone() });
+                }
+                if matches!(t, Value::Wide(_)) || matches!(f, Value::Wide(_)) {
+                    return Err(self.wide_symbolic(st));
                 }
                 self.ite(e, t, f)
             }
@@ -811,12 +916,18 @@ impl<'m> Executor<'m> {
                 };
                 let (x, y) = (self.expr(t, w), self.expr(f, w));
                 let e = self.pool.ite(c, x, y);
-                self.from_expr(e)
+                self.value_of(e)
             }
         })
     }
 
-    fn gep(&mut self, st: &mut ExecutionState, base: Operand, offset: i64, indices: &[(Operand, u32, i64)]) -> Value {
+    fn gep(
+        &mut self,
+        st: &mut ExecutionState,
+        base: Operand,
+        offset: i64,
+        indices: &[(Operand, u32, i64)],
+    ) -> Value {
         let b = self.val(st, base);
         let mut acc = match b {
             Value::Int(x) => Value::Int((x as u64).wrapping_add(offset as u64) as u128),
@@ -840,7 +951,7 @@ impl<'m> Executor<'m> {
                     let prod = self.pool.mul(ie, k);
                     let ae = self.expr(&acc, 64);
                     let e = self.pool.add(ae, prod);
-                    self.from_expr(e)
+                    self.value_of(e)
                 }
             };
         }
@@ -882,9 +993,9 @@ impl<'m> Executor<'m> {
     /// (`max_depth`) or follows one side (`max_forks`: `Ok(false)`).
     fn may_fork(&mut self, st: &ExecutionState) -> Res<bool> {
         if self.cfg.max_depth.is_some_and(|d| st.depth >= d) {
-            return Err(Stop::Halt(Termination::Early { reason: "max-depth exceeded".into() }));
+            return Err(Stop::Halt(Box::new(Termination::Early { reason: "max-depth exceeded".into() })));
         }
-        Ok(!self.cfg.max_forks.is_some_and(|n| self.stats.forks >= n))
+        Ok(self.cfg.max_forks.is_none_or(|n| self.stats.forks < n))
     }
 
     fn cond_br(&mut self, st: &mut ExecutionState, c: &Value, t: &Edge, f: &Edge) -> Res<()> {
@@ -894,8 +1005,19 @@ impl<'m> Executor<'m> {
                 return Ok(());
             }
             Value::Sym(e) => *e,
-            Value::Agg(_) => return Err(self.error(st, ErrorKind::Exec, "branch on a vector")),
+            Value::Agg(_) | Value::Wide(_) => {
+                return Err(self.error(st, ErrorKind::Exec, "branch on a vector"));
+            }
         };
+        if self.pool.mentions_revision(e) && st.revisions.len() > 1 {
+            let mut choose = |ex: &mut Self, r: u32| {
+                let c = ex.pool.substitute_revision(e, r);
+                ex.pool.as_const(c).map(|c| if c & 1 != 0 { t } else { f })
+            };
+            if self.revision_jump(st, &mut choose) {
+                return Ok(());
+            }
+        }
         let e = self.split_revisions(st, e)?;
         match self.decide(st, e)? {
             Some(b) => self.jump(st, if b { t } else { f }),
@@ -920,7 +1042,14 @@ impl<'m> Executor<'m> {
         Ok(())
     }
 
-    fn switch(&mut self, st: &mut ExecutionState, v: &Value, w: u32, cases: &[(u128, Edge)], default: &Edge) -> Res<()> {
+    fn switch(
+        &mut self,
+        st: &mut ExecutionState,
+        v: &Value,
+        w: u32,
+        cases: &[(u128, Edge)],
+        default: &Edge,
+    ) -> Res<()> {
         let e = match v {
             Value::Int(x) => {
                 let edge = cases.iter().find(|(c, _)| c == x).map_or(default, |(_, e)| e);
@@ -929,6 +1058,16 @@ impl<'m> Executor<'m> {
             }
             _ => self.expr(v, w),
         };
+        if self.pool.mentions_revision(e) && st.revisions.len() > 1 {
+            let mut choose = |ex: &mut Self, r: u32| {
+                let c = ex.pool.substitute_revision(e, r);
+                let c = ex.pool.as_const(c)?;
+                Some(cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e))
+            };
+            if self.revision_jump(st, &mut choose) {
+                return Ok(());
+            }
+        }
         let e = self.split_switch_revisions(st, e, cases, default)?;
         if let Some(x) = self.pool.as_const(e) {
             let edge = cases.iter().find(|(c, _)| *c == x).map_or(default, |(_, e)| e);
@@ -992,7 +1131,7 @@ impl<'m> Executor<'m> {
                 }
                 None => self.pool.constant(32, 0),
             };
-            return Err(Stop::Halt(Termination::Exit { status }));
+            return Err(Stop::Halt(Box::new(Termination::Exit { status })));
         }
         if let Some(v) = v {
             Self::set(st, frame.ret_dst, v);
@@ -1019,7 +1158,11 @@ impl<'m> Executor<'m> {
                 match self.m.func_at(addr) {
                     Some(f) => f,
                     None => {
-                        return Err(self.error(st, ErrorKind::Exec, format!("call through an invalid function pointer {addr:#x}")));
+                        return Err(self.error(
+                            st,
+                            ErrorKind::Exec,
+                            format!("call through an invalid function pointer {addr:#x}"),
+                        ));
                     }
                 }
             }
@@ -1036,7 +1179,7 @@ impl<'m> Executor<'m> {
         let vals: Vec<Value> = args.iter().map(|&a| self.val(st, a)).collect();
         let func = self.m.func(fid);
         if func.body.is_none() {
-            let h = self.handlers[fid.index()].clone().expect("declarations have a handler");
+            let h = self.handlers[fid.index()].expect("declarations have a handler");
             let r = self.call_special(st, fid, &h, &vals, ret)?;
             if let Some(v) = r {
                 Self::set(st, dst, v);
@@ -1048,11 +1191,20 @@ impl<'m> Executor<'m> {
             return Err(self.error(
                 st,
                 ErrorKind::Exec,
-                format!("call of `{}` with {} arguments; it takes {}", func.name, vals.len(), func.params.len()),
+                format!(
+                    "call of `{}` with {} arguments; it takes {}",
+                    func.name,
+                    vals.len(),
+                    func.params.len()
+                ),
             ));
         }
         if st.stack.len() >= self.cfg.max_stack_frames {
-            return Err(self.error(st, ErrorKind::Exec, format!("stack overflow ({} nested calls)", st.stack.len())));
+            return Err(self.error(
+                st,
+                ErrorKind::Exec,
+                format!("stack overflow ({} nested calls)", st.stack.len()),
+            ));
         }
         st.frame_mut().pc += 1;
         let fixed = func.params.len();
@@ -1081,12 +1233,12 @@ impl<'m> Executor<'m> {
 
     /// A fresh stack object of the callee holding a copy of `size` bytes at `src`.
     fn stack_copy(&mut self, st: &mut ExecutionState, src: &Value, size: u64, align: u32) -> Res<u64> {
-        let a = st.memory.allocate(size, u64::from(align), ObjKind::Stack);
-        st.frame_mut().allocas.push(a);
+        let id = st.memory.allocate(size, u64::from(align), ObjKind::Stack);
+        st.frame_mut().allocas.push(id);
         let from = self.resolve(st, src, size, false)?;
         let bytes = self.read_bytes(st, from, size);
-        self.write_bytes(st, Place::C { base: a, off: 0 }, &bytes);
-        Ok(a)
+        self.write_bytes(st, Place::C { obj: id, off: 0 }, &bytes);
+        Ok(st.memory.object(id).base)
     }
 
     /// The x86-64 SysV register save area and overflow area of a variadic
@@ -1158,12 +1310,13 @@ impl<'m> Executor<'m> {
                 }
             }
         }
-        let reg_save_area = st.memory.allocate(176, 16, ObjKind::Stack);
-        let overflow_area = st.memory.allocate(overflow.len() as u64, 16, ObjKind::Stack);
-        self.write_bytes(st, Place::C { base: reg_save_area, off: 0 }, &reg_area);
-        self.write_bytes(st, Place::C { base: overflow_area, off: 0 }, &overflow);
+        let regs = st.memory.allocate(176, 16, ObjKind::Stack);
+        let over = st.memory.allocate(overflow.len() as u64, 16, ObjKind::Stack);
+        self.write_bytes(st, Place::C { obj: regs, off: 0 }, &reg_area);
+        self.write_bytes(st, Place::C { obj: over, off: 0 }, &overflow);
+        let (reg_save_area, overflow_area) = (st.memory.object(regs).base, st.memory.object(over).base);
         let f = st.frame_mut();
-        f.allocas.extend([reg_save_area, overflow_area]);
+        f.allocas.extend([regs, over]);
         f.varargs = Some(VarArgs {
             reg_save_area,
             overflow_area,
@@ -1179,12 +1332,17 @@ impl<'m> Executor<'m> {
         let e = match p {
             Value::Int(a) => return Ok(*a as u64),
             Value::Sym(e) => self.split_revisions(st, *e)?,
-            Value::Agg(_) => return Err(self.error(st, ErrorKind::Exec, "call through a vector")),
+            Value::Agg(_) | Value::Wide(_) => {
+                return Err(self.error(st, ErrorKind::Exec, "call through a vector"));
+            }
         };
         if let Some(a) = self.pool.as_const(e) {
             return Ok(a as u64);
         }
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?;
+        let v = self
+            .solver
+            .get_value(&self.pool, &st.constraints, e)
+            .map_err(|err| self.solver_error(st, err))?;
         let k = self.pool.constant(64, v);
         let is = self.pool.eq(e, k);
         match self.decide(st, is)? {
@@ -1201,7 +1359,13 @@ impl<'m> Executor<'m> {
         Ok(v as u64)
     }
 
-    fn intrinsic(&mut self, st: &mut ExecutionState, k: Intrinsic, a: &[Value], ret: TyId) -> Res<Option<Value>> {
+    fn intrinsic(
+        &mut self,
+        st: &mut ExecutionState,
+        k: Intrinsic,
+        a: &[Value],
+        ret: TyId,
+    ) -> Res<Option<Value>> {
         let ints = |ex: &mut Self, st: &mut ExecutionState, w: u32| -> Res<Vec<u128>> {
             let mut out = Vec::new();
             for v in a {
@@ -1232,7 +1396,7 @@ impl<'m> Executor<'m> {
                             let e = self.pool.extract(*e, 0, 8);
                             to_byte(&self.pool, e)
                         }
-                        Value::Agg(_) => Byte::C(0),
+                        Value::Agg(_) | Value::Wide(_) => Byte::C(0),
                     };
                     self.write_bytes(st, dst, &vec![b; n as usize]);
                 }
@@ -1298,7 +1462,11 @@ impl<'m> Executor<'m> {
             }
             Intrinsic::VaStart => {
                 let Some(va) = st.frame().varargs.clone() else {
-                    return Err(self.error(st, ErrorKind::Exec, "va_start in a function that is not variadic"));
+                    return Err(self.error(
+                        st,
+                        ErrorKind::Exec,
+                        "va_start in a function that is not variadic",
+                    ));
                 };
                 let place = self.resolve(st, &a[0], 24, true)?;
                 let mut img = Vec::with_capacity(24);
@@ -1317,7 +1485,9 @@ impl<'m> Executor<'m> {
                 None
             }
             Intrinsic::StackSave => Some(Value::Int(0)),
-            Intrinsic::Trap => return Err(self.error(st, ErrorKind::Abort, "llvm.trap (__builtin_trap) reached")),
+            Intrinsic::Trap => {
+                return Err(self.error(st, ErrorKind::Abort, "llvm.trap (__builtin_trap) reached"));
+            }
             Intrinsic::ObjectSize => {
                 let min = matches!(a.get(1), Some(Value::Int(1)));
                 let w = self.m.int_width(ret).unwrap_or(64);
@@ -1403,6 +1573,181 @@ impl<'m> Executor<'m> {
         Err(Stop::Restart)
     }
 
+    /// A branch decided by the revision alone: each revision follows its
+    /// edge, and on through blocks that compute only on the revision (the
+    /// `||` and `&&` chains of `__klee_meta(S) == r` tests), to the first
+    /// block that does more. The state splits by that landing block (and
+    /// the phi values its edge brings), so that revisions whose chains
+    /// select the same variant stay one state. `false` if some revision's
+    /// choice is not constant (the caller splits by value instead).
+    fn revision_jump<'e>(
+        &mut self,
+        st: &mut ExecutionState,
+        choose: &mut dyn FnMut(&mut Self, u32) -> Option<&'e Edge>,
+    ) -> bool
+    where
+        'm: 'e,
+    {
+        let revs: Vec<u32> = st.revisions.iter().collect();
+        let mut firsts = Vec::with_capacity(revs.len());
+        for &r in &revs {
+            match choose(self, r) {
+                Some(e) => firsts.push(e),
+                None => return false,
+            }
+        }
+        // The chain's blocks run once, on a scratch copy, with values that
+        // are generic in the revision (so right for every revision).
+        let mut scratch = st.clone();
+        let mut evaluated: Vec<u32> = Vec::new();
+        let mut groups: Vec<(&Edge, Vec<Value>, RevSet)> = Vec::new();
+        for (&r, &first) in revs.iter().zip(&firsts) {
+            let land = self.landing(&mut scratch, &mut evaluated, first, r);
+            let moves: Vec<Value> = land
+                .moves
+                .iter()
+                .map(|&(_, op)| {
+                    let v = self.val(&scratch, op);
+                    self.substitute_value(&v, r)
+                })
+                .collect();
+            match groups.iter_mut().find(|(e, mv, _)| e.target == land.target && *mv == moves) {
+                Some((_, _, set)) => set.insert(r),
+                None => groups.push((land, moves, RevSet::singleton(r))),
+            }
+        }
+        let func = st.frame().func;
+        let body = self.m.func(func).body.as_ref().expect("defined");
+        let computed: Vec<(Reg, Value)> = evaluated
+            .iter()
+            .flat_map(|&b| block_insts(body, b))
+            .filter(|&i| body.insts[i].dst != NO_REG)
+            .map(|i| (body.insts[i].dst, scratch.frame().regs[body.insts[i].dst as usize].clone()))
+            .collect();
+        if groups.len() > 1 {
+            self.stats.revision_splits += 1;
+        }
+        let mut parts: Vec<ExecutionState> = (1..groups.len()).map(|_| st.clone()).collect();
+        for (k, (edge, moves, set)) in groups.into_iter().enumerate() {
+            let part = if k == 0 { &mut *st } else { &mut parts[k - 1] };
+            part.revisions = set;
+            let regs = &mut part.frame_mut().regs;
+            for (r, v) in &computed {
+                regs[*r as usize] = v.clone();
+            }
+            for (&(r, _), v) in edge.moves.iter().zip(moves) {
+                regs[r as usize] = v;
+            }
+            part.frame_mut().pc = body.blocks[edge.target.index()].first.0;
+            self.cover(part, func, edge.target.index());
+        }
+        self.forked.extend(parts);
+        true
+    }
+
+    /// Follows revision `r` from `edge` through revision-only blocks.
+    fn landing<'e>(
+        &mut self,
+        scratch: &mut ExecutionState,
+        evaluated: &mut Vec<u32>,
+        mut edge: &'e Edge,
+        r: u32,
+    ) -> &'e Edge
+    where
+        'm: 'e,
+    {
+        let m: &'m Module = self.m;
+        let func = scratch.frame().func;
+        let body = m.func(func).body.as_ref().expect("defined");
+        for _ in 0..LOOKAHEAD_BLOCKS {
+            let b = edge.target.0;
+            if !edge.moves.is_empty() || !self.revision_only(body, b) {
+                break;
+            }
+            let insts: Vec<usize> = block_insts(body, b).collect();
+            let (term, rest) = insts.split_last().expect("a block ends in a terminator");
+            if !evaluated.contains(&b) {
+                scratch.frame_mut().pc = body.blocks[b as usize].first.0;
+                for &i in rest {
+                    let inst = &body.insts[i];
+                    if let Op::Select { cond, t, f } = &inst.op {
+                        // A select on the revision is an ite here, right for
+                        // every revision (`exec` would split the state).
+                        let (c, t, f) =
+                            (self.val(scratch, *cond), self.val(scratch, *t), self.val(scratch, *f));
+                        if matches!(t, Value::Wide(_)) || matches!(f, Value::Wide(_)) {
+                            return edge;
+                        }
+                        let c = self.expr(&c, 1);
+                        let Ok(v) = self.ite(c, &t, &f) else { return edge };
+                        Self::set(scratch, inst.dst, v);
+                        scratch.frame_mut().pc += 1;
+                    } else if self.exec(scratch, inst).is_err() {
+                        return edge;
+                    }
+                }
+                evaluated.push(b);
+            }
+            let pick = |ex: &mut Self, v: Value| -> Option<u128> {
+                match v {
+                    Value::Int(x) => Some(x),
+                    Value::Sym(e) => {
+                        let c = ex.pool.substitute_revision(e, r);
+                        ex.pool.as_const(c)
+                    }
+                    Value::Agg(_) | Value::Wide(_) => None,
+                }
+            };
+            let next = match &body.insts[*term].op {
+                Op::Br { edge } => Some(edge),
+                Op::CondBr { cond, t, f } => {
+                    let v = self.val(scratch, *cond);
+                    pick(self, v).map(|c| if c & 1 != 0 { t } else { f })
+                }
+                Op::Switch { val, cases, default, .. } => {
+                    let v = self.val(scratch, *val);
+                    pick(self, v).map(|c| cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e))
+                }
+                _ => None,
+            };
+            match next {
+                Some(n) => edge = n,
+                None => break,
+            }
+        }
+        edge
+    }
+
+    /// Whether a block only computes on values (no memory, no calls but
+    /// `__klee_meta`, no decisions but its terminator), so that running it
+    /// ahead for the revisions is invisible.
+    fn revision_only(&self, body: &crate::ir::Body, b: u32) -> bool {
+        block_insts(body, b).all(|i| match &body.insts[i].op {
+            Op::ICmp { .. }
+            | Op::Copy { .. }
+            | Op::Select { .. }
+            | Op::Br { .. }
+            | Op::CondBr { .. }
+            | Op::Switch { .. } => true,
+            Op::Cast { op, .. } => matches!(op, CastOp::Trunc | CastOp::ZExt | CastOp::SExt | CastOp::Bits),
+            Op::Bin { op, .. } => matches!(op, BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor),
+            Op::Call { callee: Callee::Direct(f), .. } => self.handlers[f.index()] == Some(Handler::Meta),
+            _ => false,
+        })
+    }
+
+    /// A value with the revision made `r`.
+    fn substitute_value(&mut self, v: &Value, r: u32) -> Value {
+        match v {
+            Value::Int(_) | Value::Wide(_) => v.clone(),
+            Value::Sym(e) => {
+                let s = self.pool.substitute_revision(*e, r);
+                self.value_of(s)
+            }
+            Value::Agg(items) => Value::Agg(items.iter().map(|x| self.substitute_value(x, r)).collect()),
+        }
+    }
+
     /// For a switch: groups the revisions by the block they go to (not by
     /// value, so that `case 0: case 1:` keeps revisions 0 and 1 together).
     fn split_switch_revisions(
@@ -1424,7 +1769,9 @@ impl<'m> Executor<'m> {
         for r in st.revisions.iter() {
             let s = self.pool.substitute_revision(e, r);
             let key = match self.pool.as_const(s) {
-                Some(c) => Key::Target(cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e).target.0),
+                Some(c) => {
+                    Key::Target(cases.iter().find(|(k, _)| *k == c).map_or(default, |(_, e)| e).target.0)
+                }
                 None => Key::Expr(s),
             };
             match groups.iter_mut().find(|(k, _, _)| *k == key) {
@@ -1448,33 +1795,48 @@ impl<'m> Executor<'m> {
     // Memory.
 
     /// Resolves a pointer for an access of `size` bytes.
-    pub(super) fn resolve(&mut self, st: &mut ExecutionState, p: &Value, size: u64, write: bool) -> Res<Place> {
+    pub(super) fn resolve(
+        &mut self,
+        st: &mut ExecutionState,
+        p: &Value,
+        size: u64,
+        write: bool,
+    ) -> Res<Place> {
         let e = match p {
             Value::Int(a) => {
                 let a = *a as u64;
-                if let Some(o) = st.memory.find(a) {
+                if let Some(id) = st.memory.find(a) {
+                    let o = st.memory.object(id);
                     if o.contains(a, size) {
                         if write && o.readonly {
-                            return Err(self.error(st, ErrorKind::ReadOnly, format!("write to read-only memory at {a:#x}")));
+                            return Err(self.error(
+                                st,
+                                ErrorKind::ReadOnly,
+                                format!("write to read-only memory at {a:#x}"),
+                            ));
                         }
-                        return Ok(Place::C { base: o.base, off: a - o.base });
+                        return Ok(Place::C { obj: id, off: a - o.base });
                     }
                 }
                 return Err(self.bad_pointer(st, a, size));
             }
             Value::Sym(e) => self.split_revisions(st, *e)?,
-            Value::Agg(_) => return Err(self.error(st, ErrorKind::Exec, "memory access through a vector")),
+            Value::Agg(_) | Value::Wide(_) => {
+                return Err(self.error(st, ErrorKind::Exec, "memory access through a vector"));
+            }
         };
         if let Some(a) = self.pool.as_const(e) {
             return self.resolve(st, &Value::Int(a), size, write);
         }
         // Fast path: one object holds every feasible address.
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))? as u64;
-        if let Some(o) = st.memory.find(v) {
-            let (base, osize) = (o.base, o.size);
+        let v =
+            self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
+                as u64;
+        if let Some(id) = st.memory.find(v) {
+            let (base, osize) = (st.memory.object(id).base, st.memory.object(id).size);
             let inb = self.in_bounds(e, base, osize, size);
             match self.solver.must_be_true(&self.pool, &st.constraints, inb) {
-                Ok(true) => return self.place_in(st, e, base, write),
+                Ok(true) => return self.place_in(st, e, id, write),
                 Ok(false) => {}
                 Err(err) => return Err(self.solver_error(st, err)),
             }
@@ -1482,15 +1844,16 @@ impl<'m> Executor<'m> {
         self.resolve_fork(st, e, size, write)
     }
 
-    fn place_in(&mut self, st: &ExecutionState, e: ExprId, base: u64, write: bool) -> Res<Place> {
-        if write && st.memory.get(base).is_some_and(|o| o.readonly) {
+    fn place_in(&mut self, st: &ExecutionState, e: ExprId, obj: ObjId, write: bool) -> Res<Place> {
+        let o = st.memory.object(obj);
+        if write && o.readonly {
             return Err(self.error(st, ErrorKind::ReadOnly, "write to read-only memory"));
         }
-        let b = self.pool.constant(64, u128::from(base));
+        let b = self.pool.constant(64, u128::from(o.base));
         let off = self.pool.sub(e, b);
         Ok(match self.pool.as_const(off) {
-            Some(c) => Place::C { base, off: c as u64 },
-            None => Place::S { base, off },
+            Some(c) => Place::C { obj, off: c as u64 },
+            None => Place::S { obj, off },
         })
     }
 
@@ -1512,16 +1875,20 @@ impl<'m> Executor<'m> {
     /// object, and an error state where the access may overflow an object
     /// or miss them all.
     fn resolve_fork(&mut self, st: &mut ExecutionState, e: ExprId, size: u64, write: bool) -> Res<Place> {
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))? as u64;
-        let mut candidates: Vec<(u64, u64)> = Vec::new();
-        let down: Vec<(u64, u64)> = st.memory.below(v).map(|o| (o.base, o.size)).collect();
-        for (base, osize) in down {
+        let v =
+            self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
+                as u64;
+        let mut candidates: Vec<(ObjId, u64, u64)> = Vec::new();
+        let info = |id: ObjId| (id, st.memory.object(id).base, st.memory.object(id).size);
+        let down: Vec<(ObjId, u64, u64)> = st.memory.below(v).map(info).collect();
+        let up: Vec<(ObjId, u64, u64)> = st.memory.above(v).map(info).collect();
+        for (id, base, osize) in down {
             if candidates.len() >= MAX_RESOLVE {
                 break;
             }
             let in_range = self.in_range(e, base, osize);
             if self.may(st, in_range)? {
-                candidates.push((base, osize));
+                candidates.push((id, base, osize));
             }
             let lo = self.pool.constant(64, u128::from(base));
             let above = self.pool.uge(e, lo);
@@ -1529,8 +1896,7 @@ impl<'m> Executor<'m> {
                 break;
             }
         }
-        let up: Vec<(u64, u64)> = st.memory.above(v).map(|o| (o.base, o.size)).collect();
-        for (base, osize) in up {
+        for (id, base, osize) in up {
             if candidates.len() >= MAX_RESOLVE {
                 break;
             }
@@ -1541,22 +1907,24 @@ impl<'m> Executor<'m> {
             }
             let in_range = self.in_range(e, base, osize);
             if self.may(st, in_range)? {
-                candidates.push((base, osize));
+                candidates.push((id, base, osize));
             }
         }
-        let mut targets: Vec<(u64, ExprId)> = Vec::new();
+        let mut targets: Vec<(ObjId, ExprId)> = Vec::new();
         let mut errors: Vec<(ExprId, String)> = Vec::new();
         let mut outside = self.pool.true_();
-        for &(base, osize) in &candidates {
+        for &(id, base, osize) in &candidates {
             let inb = self.in_bounds(e, base, osize, size);
             if self.may(st, inb)? {
-                targets.push((base, inb));
+                targets.push((id, inb));
             }
             let in_range = self.in_range(e, base, osize);
             let not_inb = self.pool.bool_not(inb);
             let partial = self.pool.bool_and(in_range, not_inb);
             if self.may(st, partial)? {
-                let msg = format!("out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes");
+                let msg = format!(
+                    "out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes"
+                );
                 errors.push((partial, msg));
             }
             let not_in = self.pool.bool_not(in_range);
@@ -1615,8 +1983,10 @@ impl<'m> Executor<'m> {
         let msg = if a < NULL_PAGE {
             format!("null pointer dereference (address {a:#x})")
         } else if let Some((b, s)) = st.memory.freed_at(a) {
-            format!("use after free: address {a:#x} is in a heap object of {s} bytes at {b:#x} that was freed")
-        } else if let Some(o) = st.memory.find(a) {
+            format!(
+                "use after free: address {a:#x} is in a heap object of {s} bytes at {b:#x} that was freed"
+            )
+        } else if let Some(o) = st.memory.find(a).map(|id| st.memory.object(id)) {
             format!(
                 "out of bound pointer: an access of {size} bytes at offset {} of an object of {} bytes",
                 a - o.base,
@@ -1630,12 +2000,8 @@ impl<'m> Executor<'m> {
         self.error(st, ErrorKind::Ptr, msg)
     }
 
-    fn object<'s>(st: &'s ExecutionState, base: u64) -> &'s ObjectState {
-        st.memory.get(base).expect("resolved object")
-    }
-
     pub(super) fn read_bytes(&mut self, st: &ExecutionState, place: Place, n: u64) -> Vec<Byte> {
-        let o = Self::object(st, place.base());
+        let o = st.memory.object(place.obj());
         match place {
             Place::C { off, .. } => match o.concrete_bytes(off, n) {
                 Some(b) => b.iter().map(|&x| Byte::C(x)).collect(),
@@ -1651,7 +2017,7 @@ impl<'m> Executor<'m> {
     }
 
     pub(super) fn write_bytes(&mut self, st: &mut ExecutionState, place: Place, bytes: &[Byte]) {
-        let o = st.memory.get_mut(place.base()).expect("resolved object");
+        let o = st.memory.object_mut(place.obj());
         match place {
             Place::C { off, .. } => {
                 for (i, b) in bytes.iter().enumerate() {
@@ -1663,10 +2029,11 @@ impl<'m> Executor<'m> {
     }
 
     pub(super) fn read_scalar(&mut self, st: &ExecutionState, place: Place, n: u64, w: u32) -> Value {
-        if let Place::C { base, off } = place {
-            if let Some(v) = Self::object(st, base).read_concrete(off, n) {
-                return Value::Int(v & mask(w));
-            }
+        if let Place::C { obj, off } = place
+            && n <= 16
+            && let Some(v) = st.memory.object(obj).read_concrete(off, n)
+        {
+            return Value::Int(v & mask(w));
         }
         let bytes = self.read_bytes(st, place, n);
         self.scalar_from_bytes(&bytes, w)
@@ -1681,16 +2048,16 @@ impl<'m> Executor<'m> {
             TypeKind::Double => self.read_scalar(st, place, 8, 64),
             _ => {
                 let bytes = self.read_bytes(st, place, t.store_size);
-                self.from_image(&bytes, ty)
+                self.value_from_image(&bytes, ty)
             }
         }
     }
 
     fn store(&mut self, st: &mut ExecutionState, place: Place, ty: TyId, v: &Value) {
-        if let (Place::C { base, off }, Value::Int(x)) = (place, v) {
+        if let (Place::C { obj, off }, Value::Int(x)) = (place, v) {
             let n = self.m.ty(ty).store_size;
             if n <= 16 {
-                let o = st.memory.get_mut(base).expect("resolved object");
+                let o = st.memory.object_mut(obj);
                 o.write_concrete(&mut self.pool, off, n, *x);
                 return;
             }
@@ -1701,6 +2068,20 @@ impl<'m> Executor<'m> {
 
     /// A scalar of `w` bits from its little-endian bytes.
     pub(super) fn scalar_from_bytes(&mut self, bytes: &[Byte], w: u32) -> Value {
+        if bytes.is_empty() {
+            return Value::Int(0);
+        }
+        if w > 128 {
+            let concrete: Option<Vec<u8>> =
+                bytes.iter().map(|b| if let Byte::C(c) = b { Some(*c) } else { None }).collect();
+            return match concrete {
+                Some(c) => value::big_value(num_bigint::BigUint::from_bytes_le(&c), w),
+                None => {
+                    self.unhandled = Some("symbolic bytes read as an integer wider than 128 bits".into());
+                    Value::Int(0)
+                }
+            };
+        }
         if bytes.iter().all(|b| matches!(b, Byte::C(_))) && bytes.len() <= 16 {
             let mut buf = [0u8; 16];
             for (i, b) in bytes.iter().enumerate() {
@@ -1718,13 +2099,17 @@ impl<'m> Executor<'m> {
         if self.pool.width(e) > w {
             e = self.pool.extract(e, 0, w);
         }
-        self.from_expr(e)
+        self.value_of(e)
     }
 
     /// The little-endian bytes of a scalar of `n` bytes.
     fn scalar_bytes(&mut self, v: &Value, n: u64) -> Vec<Byte> {
         match v {
-            Value::Int(x) => x.to_le_bytes()[..n as usize].iter().map(|&b| Byte::C(b)).collect(),
+            Value::Int(x) => {
+                let mut b: Vec<Byte> = x.to_le_bytes().iter().take(n as usize).map(|&b| Byte::C(b)).collect();
+                b.resize(n as usize, Byte::C(0));
+                b
+            }
             Value::Sym(e) => {
                 let w = self.pool.width(*e);
                 let full = if u64::from(w) < 8 * n { self.pool.zext(*e, 8 * n as u32) } else { *e };
@@ -1735,6 +2120,7 @@ impl<'m> Executor<'m> {
                     })
                     .collect()
             }
+            Value::Wide(b) => value::big_bytes(b, n as usize).into_iter().map(Byte::C).collect(),
             Value::Agg(_) => vec![Byte::C(0); n as usize],
         }
     }
@@ -1786,11 +2172,11 @@ impl<'m> Executor<'m> {
             let lo = self.expr(v, w);
             e = self.pool.concat(e, lo);
         }
-        self.from_expr(e)
+        self.value_of(e)
     }
 
     /// A value of type `ty` from its in-memory image.
-    pub(super) fn from_image(&mut self, bytes: &[Byte], ty: TyId) -> Value {
+    pub(super) fn value_from_image(&mut self, bytes: &[Byte], ty: TyId) -> Value {
         let m = self.m;
         let t = m.ty(ty);
         match &t.kind {
@@ -1800,13 +2186,17 @@ impl<'m> Executor<'m> {
                     .zip(offsets.iter())
                     .map(|(f, off)| {
                         let n = m.ty(*f).store_size as usize;
-                        self.from_image(&bytes[*off as usize..*off as usize + n], *f)
+                        self.value_from_image(&bytes[*off as usize..*off as usize + n], *f)
                     })
                     .collect(),
             ),
             TypeKind::Array { elem, len } => {
                 let (step, n) = (m.ty(*elem).alloc_size as usize, m.ty(*elem).store_size as usize);
-                Value::Agg((0..*len as usize).map(|i| self.from_image(&bytes[i * step..i * step + n], *elem)).collect())
+                Value::Agg(
+                    (0..*len as usize)
+                        .map(|i| self.value_from_image(&bytes[i * step..i * step + n], *elem))
+                        .collect(),
+                )
             }
             TypeKind::Vector { elem, len } => match m.ty(*elem).kind {
                 TypeKind::Int(w) if w % 8 != 0 => {
@@ -1818,7 +2208,7 @@ impl<'m> Executor<'m> {
                                 other => {
                                     let e = self.expr(other, len * w);
                                     let x = self.pool.extract(e, i * w, w);
-                                    self.from_expr(x)
+                                    self.value_of(x)
                                 }
                             })
                             .collect(),
@@ -1826,7 +2216,11 @@ impl<'m> Executor<'m> {
                 }
                 _ => {
                     let n = m.ty(*elem).store_size as usize;
-                    Value::Agg((0..*len as usize).map(|i| self.from_image(&bytes[i * n..(i + 1) * n], *elem)).collect())
+                    Value::Agg(
+                        (0..*len as usize)
+                            .map(|i| self.value_from_image(&bytes[i * n..(i + 1) * n], *elem))
+                            .collect(),
+                    )
                 }
             },
             TypeKind::Int(w) => self.scalar_from_bytes(bytes, *w),
@@ -1836,11 +2230,28 @@ impl<'m> Executor<'m> {
     }
 }
 
+/// The low 128 bits of a wide value.
+fn low_bits(b: &num_bigint::BigUint) -> u128 {
+    let d = b.to_u64_digits();
+    u128::from(d.first().copied().unwrap_or(0)) | u128::from(d.get(1).copied().unwrap_or(0)) << 64
+}
+
+/// Blocks a revision-decided branch looks through.
+const LOOKAHEAD_BLOCKS: usize = 32;
+
+/// The instructions of block `b`, terminator last.
+fn block_insts(body: &crate::ir::Body, b: u32) -> impl Iterator<Item = usize> {
+    let start = body.blocks[b as usize].first.index();
+    let end = body.blocks.get(b as usize + 1).map_or(body.insts.len(), |n| n.first.index());
+    start..end
+}
+
 /// sizeof(FILE) in glibc.
 const FILE_SIZE: u64 = 216;
 
-/// `limit` on one allocation (alloca, malloc): larger requests fail.
-pub(super) const MAX_ALLOC: u64 = 1 << 30;
+/// The largest allocation (alloca, malloc) the engine makes; a larger
+/// malloc returns NULL, a larger alloca is an `exec` error.
+pub(super) const MAX_ALLOC: u64 = 1 << 28;
 
 fn icmp_expr(pool: &mut ExprPool, p: crate::ir::IPred, x: ExprId, y: ExprId) -> ExprId {
     use crate::ir::IPred::*;
@@ -1876,6 +2287,10 @@ fn insert_at(agg: &Value, path: &[u32], v: Value) -> Value {
 fn const_value(m: &Module, c: &Const) -> Value {
     match c {
         Const::Int(v) => Value::Int(*v),
+        Const::Big(limbs) => {
+            let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+            Value::Wide(std::rc::Rc::new(num_bigint::BigUint::from_bytes_le(&bytes)))
+        }
         Const::Agg(items) => Value::Agg(items.iter().map(|i| const_value(m, i)).collect()),
         Const::Bytes(b) => Value::Agg(b.iter().map(|&x| Value::Int(u128::from(x))).collect()),
         Const::Zero(ty) => zero_value(m, *ty),

@@ -11,11 +11,13 @@
 //! write at a symbolic offset the object is an array term (`const_array` +
 //! `store`s) that every later access goes through.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::expr::{ExprId, ExprPool};
 
+use super::slab::Slab;
 use super::value::Byte;
 
 /// Heap objects come from here on (growing up).
@@ -71,14 +73,23 @@ impl ObjectState {
             return None;
         }
         let (o, n) = (off as usize, n as usize);
-        if let Some(sym) = &self.sym {
-            if sym[o..o + n].iter().any(Option::is_some) {
-                return None;
-            }
+        if let Some(sym) = &self.sym
+            && sym[o..o + n].iter().any(Option::is_some)
+        {
+            return None;
         }
-        let mut buf = [0u8; 16];
-        buf[..n].copy_from_slice(&self.bytes[o..o + n]);
-        Some(u128::from_le_bytes(buf))
+        let b = &self.bytes[o..o + n];
+        Some(match n {
+            1 => u128::from(b[0]),
+            2 => u128::from(u16::from_le_bytes([b[0], b[1]])),
+            4 => u128::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            8 => u128::from(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])),
+            _ => {
+                let mut buf = [0u8; 16];
+                buf[..n].copy_from_slice(b);
+                u128::from_le_bytes(buf)
+            }
+        })
     }
 
     #[inline]
@@ -187,10 +198,10 @@ impl ObjectState {
             return None;
         }
         let r = off as usize..(off + n) as usize;
-        if let Some(sym) = &self.sym {
-            if sym[r.clone()].iter().any(Option::is_some) {
-                return None;
-            }
+        if let Some(sym) = &self.sym
+            && sym[r.clone()].iter().any(Option::is_some)
+        {
+            return None;
         }
         Some(&self.bytes[r])
     }
@@ -210,10 +221,21 @@ pub fn byte_expr(pool: &mut ExprPool, b: Byte) -> ExprId {
     }
 }
 
-/// A state's memory: objects by base address, plus what was freed.
+/// Lookup hints an address space keeps.
+const HINTS: usize = 4;
+
+/// An object's slot in an address space (stable while the object lives).
+pub type ObjId = u32;
+
+/// A state's memory: objects in slots, indexed by base address, plus what
+/// was freed.
 #[derive(Clone, Debug)]
 pub struct AddressSpace {
-    objects: BTreeMap<u64, Rc<ObjectState>>,
+    slots: Slab<Rc<ObjectState>>,
+    by_base: BTreeMap<u64, ObjId>,
+    /// The objects recent lookups found (most accesses hit one again).
+    hints: [Cell<ObjId>; HINTS],
+    next_hint: Cell<usize>,
     /// Freed heap objects (base → size), for use-after-free and double-free
     /// reports; addresses are never reused, so entries never go stale.
     freed: BTreeMap<u64, u64>,
@@ -223,51 +245,95 @@ pub struct AddressSpace {
 
 impl Default for AddressSpace {
     fn default() -> Self {
-        AddressSpace { objects: BTreeMap::new(), freed: BTreeMap::new(), next_heap: HEAP_BASE, next_stack: STACK_BASE }
+        AddressSpace {
+            slots: Slab::default(),
+            by_base: BTreeMap::new(),
+            hints: Default::default(),
+            next_hint: Cell::new(0),
+            freed: BTreeMap::new(),
+            next_heap: HEAP_BASE,
+            next_stack: STACK_BASE,
+        }
     }
 }
 
 impl AddressSpace {
+    fn insert(&mut self, o: ObjectState) -> ObjId {
+        let base = o.base;
+        let id = self.slots.insert(Rc::new(o)) as ObjId;
+        self.by_base.insert(base, id);
+        id
+    }
+
     /// Places an object at a fixed address (globals).
-    pub fn insert_fixed(&mut self, base: u64, size: u64, kind: ObjKind, bytes: Vec<u8>, readonly: bool) {
+    pub fn insert_fixed(
+        &mut self,
+        base: u64,
+        size: u64,
+        kind: ObjKind,
+        bytes: Vec<u8>,
+        readonly: bool,
+    ) -> ObjId {
         let mut o = ObjectState::new(base, size, kind, bytes);
         o.readonly = readonly;
-        self.objects.insert(base, Rc::new(o));
+        self.insert(o)
     }
 
     /// A new zeroed object of `size` bytes aligned to `align`.
-    pub fn allocate(&mut self, size: u64, align: u64, kind: ObjKind) -> u64 {
+    pub fn allocate(&mut self, size: u64, align: u64, kind: ObjKind) -> ObjId {
         let next = if kind == ObjKind::Heap { &mut self.next_heap } else { &mut self.next_stack };
         let base = next.next_multiple_of(align.clamp(16, 4096));
         *next = base + size.max(1) + GAP;
-        self.objects.insert(base, Rc::new(ObjectState::new(base, size, kind, vec![0; size as usize])));
-        base
+        self.insert(ObjectState::new(base, size, kind, vec![0; size as usize]))
     }
 
     /// Removes an object (a stack object going out of scope, a heap free).
-    pub fn remove(&mut self, base: u64) -> Option<Rc<ObjectState>> {
-        let o = self.objects.remove(&base)?;
+    pub fn remove(&mut self, id: ObjId) -> Option<Rc<ObjectState>> {
+        let o = self.slots.remove(id as usize)?;
+        self.by_base.remove(&o.base);
         if o.kind == ObjKind::Heap {
-            self.freed.insert(base, o.size);
+            self.freed.insert(o.base, o.size);
         }
         Some(o)
     }
 
     /// The object that holds `addr`.
     #[inline]
-    pub fn find(&self, addr: u64) -> Option<&Rc<ObjectState>> {
-        let (_, o) = self.objects.range(..=addr).next_back()?;
-        (addr < o.base + o.size.max(1)).then_some(o)
+    pub fn find(&self, addr: u64) -> Option<ObjId> {
+        for h in &self.hints {
+            let h = h.get();
+            if let Some(o) = self.slots.get(h as usize)
+                && addr >= o.base
+                && addr < o.base + o.size.max(1)
+            {
+                return Some(h);
+            }
+        }
+        let (_, &id) = self.by_base.range(..=addr).next_back()?;
+        let o = self.object(id);
+        (addr < o.base + o.size.max(1)).then(|| {
+            let i = self.next_hint.get();
+            self.hints[i].set(id);
+            self.next_hint.set((i + 1) % HINTS);
+            id
+        })
     }
 
-    /// The object based at `base`, for writing (copied if shared).
+    /// The object based exactly at `base`.
+    pub fn at_base(&self, base: u64) -> Option<ObjId> {
+        self.by_base.get(&base).copied()
+    }
+
+    /// A live object.
     #[inline]
-    pub fn get_mut(&mut self, base: u64) -> Option<&mut ObjectState> {
-        self.objects.get_mut(&base).map(Rc::make_mut)
+    pub fn object(&self, id: ObjId) -> &ObjectState {
+        self.slots.get(id as usize).expect("live object")
     }
 
-    pub fn get(&self, base: u64) -> Option<&Rc<ObjectState>> {
-        self.objects.get(&base)
+    /// A live object, for writing (copied first if another state shares it).
+    #[inline]
+    pub fn object_mut(&mut self, id: ObjId) -> &mut ObjectState {
+        Rc::make_mut(self.slots.get_mut(id as usize).expect("live object"))
     }
 
     /// The freed heap object that held `addr`, as (base, size).
@@ -277,30 +343,20 @@ impl AddressSpace {
     }
 
     /// Objects at or below `addr`, nearest first.
-    pub fn below(&self, addr: u64) -> impl Iterator<Item = &Rc<ObjectState>> {
-        self.objects.range(..=addr).rev().map(|(_, o)| o)
+    pub fn below(&self, addr: u64) -> impl Iterator<Item = ObjId> + '_ {
+        self.by_base.range(..=addr).rev().map(|(_, &id)| id)
     }
 
     /// Objects above `addr`, nearest first.
-    pub fn above(&self, addr: u64) -> impl Iterator<Item = &Rc<ObjectState>> {
-        self.objects.range(addr.saturating_add(1)..).map(|(_, o)| o)
-    }
-
-    /// Every object, in address order.
-    pub fn objects(&self) -> impl Iterator<Item = &Rc<ObjectState>> {
-        self.objects.values()
+    pub fn above(&self, addr: u64) -> impl Iterator<Item = ObjId> + '_ {
+        self.by_base.range(addr.saturating_add(1)..).map(|(_, &id)| id)
     }
 
     pub fn len(&self) -> usize {
-        self.objects.len()
+        self.by_base.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.objects.is_empty()
-    }
-
-    /// Bytes held by objects this state does not share with another.
-    pub fn private_bytes(&self) -> u64 {
-        self.objects.values().filter(|o| Rc::strong_count(o) == 1).map(|o| o.size).sum()
+        self.by_base.is_empty()
     }
 }

@@ -14,6 +14,7 @@ pub mod memory;
 pub mod printf;
 pub mod revset;
 pub mod searcher;
+mod slab;
 mod special;
 pub mod state;
 pub mod value;
@@ -23,8 +24,10 @@ use std::time::Duration;
 pub use executor::Executor;
 pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
+pub use slab::Slab;
 pub use state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject, Termination,
+    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject,
+    Termination,
 };
 
 use crate::expr::ExprPool;

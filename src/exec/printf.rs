@@ -201,16 +201,7 @@ pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
         let body = match (s.conv, arg) {
             (b'd' | b'i', Arg::Int(v)) => {
                 let v = sign_extend(v, s.int_bits);
-                let sign = if v < 0 {
-                    "-"
-                } else if s.plus {
-                    "+"
-                } else if s.space {
-                    " "
-                } else {
-                    ""
-                };
-                int_body(sign, "", v.unsigned_abs().to_string(), precision)
+                int_body(sign(v < 0, s), "", v.unsigned_abs().to_string(), precision)
             }
             (b'u', Arg::Int(v)) => int_body("", "", truncate(v, s.int_bits).to_string(), precision),
             (b'x' | b'X' | b'o', Arg::Int(v)) => {
@@ -246,14 +237,7 @@ pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
                     spec.zero = false;
                     Body { sign: String::new(), digits: b"(nil)".to_vec(), numeric: false }
                 } else {
-                    let sign = if s.plus {
-                        "+"
-                    } else if s.space {
-                        " "
-                    } else {
-                        ""
-                    };
-                    int_body(sign, "0x", format!("{:x}", v as u64), precision)
+                    int_body(sign(false, s), "0x", format!("{:x}", v as u64), precision)
                 }
             }
             (b's', Arg::Str(text)) => {
@@ -287,10 +271,10 @@ fn int_body(sign: &str, prefix: &str, digits: String, precision: Option<usize>) 
     if precision == Some(0) && digits == "0" {
         digits.clear();
     }
-    if let Some(p) = precision {
-        if digits.len() < p {
-            digits = "0".repeat(p - digits.len()) + &digits;
-        }
+    if let Some(p) = precision
+        && digits.len() < p
+    {
+        digits = "0".repeat(p - digits.len()) + &digits;
     }
     Body { sign: format!("{sign}{prefix}"), digits: digits.into_bytes(), numeric: precision.is_none() }
 }
@@ -313,6 +297,19 @@ fn pad(out: &mut Vec<u8>, s: &Spec, width: usize, _precision: Option<usize>, b: 
     }
 }
 
+/// The sign a signed conversion prints: `-`, or what `+` and ` ` ask for.
+fn sign(negative: bool, s: &Spec) -> &'static str {
+    if negative {
+        "-"
+    } else if s.plus {
+        "+"
+    } else if s.space {
+        " "
+    } else {
+        ""
+    }
+}
+
 fn sign_extend(v: u128, bits: u32) -> i128 {
     let s = 128 - bits;
     ((v << s) as i128) >> s
@@ -324,15 +321,7 @@ fn truncate(v: u128, bits: u32) -> u128 {
 
 fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> Body {
     let upper = s.conv.is_ascii_uppercase();
-    let sign = if d.is_sign_negative() {
-        "-"
-    } else if s.plus {
-        "+"
-    } else if s.space {
-        " "
-    } else {
-        ""
-    };
+    let sign = sign(d.is_sign_negative(), s);
     let x = d.abs();
     if !x.is_finite() {
         let t = if x.is_nan() { "nan" } else { "inf" };
@@ -407,10 +396,22 @@ mod tests {
     #[test]
     fn integers_as_glibc() {
         let i = |v: i64| Arg::Int(v as u64 as u128);
-        assert_eq!(fmt("%d|%5d|%-5d|%05d|%+d|% d", &[i(-42), i(42), i(42), i(-42), i(7), i(7)]), "-42|   42|42   |-0042|+7| 7");
-        assert_eq!(fmt("%.3d|%8.3d|%-8.3d|%08.3d", &[i(5), i(-5), i(5), i(5)]), "005|    -005|005     |     005");
-        assert_eq!(fmt("%.0d|%.0x|%#.0o|%#o|%#x|%#X", &[i(0), i(0), i(0), i(8), i(255), i(0)]), "||0|010|0xff|0");
-        assert_eq!(fmt("%u %x %hhd %hu %ld %lu", &[i(-1), i(-1), i(255), i(-1), i(-1), i(-1)]), "4294967295 ffffffff -1 65535 -1 18446744073709551615");
+        assert_eq!(
+            fmt("%d|%5d|%-5d|%05d|%+d|% d", &[i(-42), i(42), i(42), i(-42), i(7), i(7)]),
+            "-42|   42|42   |-0042|+7| 7"
+        );
+        assert_eq!(
+            fmt("%.3d|%8.3d|%-8.3d|%08.3d", &[i(5), i(-5), i(5), i(5)]),
+            "005|    -005|005     |     005"
+        );
+        assert_eq!(
+            fmt("%.0d|%.0x|%#.0o|%#o|%#x|%#X", &[i(0), i(0), i(0), i(8), i(255), i(0)]),
+            "||0|010|0xff|0"
+        );
+        assert_eq!(
+            fmt("%u %x %hhd %hu %ld %lu", &[i(-1), i(-1), i(255), i(-1), i(-1), i(-1)]),
+            "4294967295 ffffffff -1 65535 -1 18446744073709551615"
+        );
         assert_eq!(fmt("%c%c|%3c|%-3c|", &[i(65), i(66), i(67), i(68)]), "AB|  C|D  |");
         assert_eq!(fmt("%p|%10p|%p", &[i(0), i(0), i(0x1234)]), "(nil)|     (nil)|0x1234");
         assert_eq!(fmt("%*d|%-*d|%.*d", &[i(4), i(1), i(4), i(2), i(3), i(3)]), "   1|2   |003");
@@ -420,11 +421,32 @@ mod tests {
     #[test]
     fn strings_and_floats() {
         let s = |t: &str| Arg::Str(Some(t.as_bytes().to_vec()));
-        assert_eq!(fmt("%s|%6s|%-6s|%.2s|%s|%.3s", &[s("abc"), s("abc"), s("abc"), s("abc"), Arg::Str(None), Arg::Str(None)]), "abc|   abc|abc   |ab|(null)|");
+        assert_eq!(
+            fmt(
+                "%s|%6s|%-6s|%.2s|%s|%.3s",
+                &[s("abc"), s("abc"), s("abc"), s("abc"), Arg::Str(None), Arg::Str(None)]
+            ),
+            "abc|   abc|abc   |ab|(null)|"
+        );
         let d = Arg::Double;
-        assert_eq!(fmt("%f|%.2f|%8.3f|%-8.1f|%08.2f|%.0f|%#.0f", &[d(3.14159), d(2.675), d(-1.5), d(2.25), d(-3.5), d(2.5), d(3.0)]), "3.141590|2.67|  -1.500|2.2     |-0003.50|2|3.");
-        assert_eq!(fmt("%e|%.2E|%e", &[d(12345.678), d(0.000123), d(0.0)]), "1.234568e+04|1.23E-04|0.000000e+00");
-        assert_eq!(fmt("%g|%g|%g|%g|%G|%#g", &[d(100000.0), d(1e6), d(0.0001), d(0.00001), d(1.5e-7), d(1.0)]), "100000|1e+06|0.0001|1e-05|1.5E-07|1.00000");
-        assert_eq!(fmt("%f|%F|%5.1f", &[d(f64::INFINITY), d(f64::NAN), d(f64::NEG_INFINITY)]), "inf|NAN| -inf");
+        assert_eq!(
+            fmt(
+                "%f|%.2f|%8.3f|%-8.1f|%08.2f|%.0f|%#.0f",
+                &[d(3.25159), d(2.675), d(-1.5), d(2.25), d(-3.5), d(2.5), d(3.0)]
+            ),
+            "3.251590|2.67|  -1.500|2.2     |-0003.50|2|3."
+        );
+        assert_eq!(
+            fmt("%e|%.2E|%e", &[d(12345.678), d(0.000123), d(0.0)]),
+            "1.234568e+04|1.23E-04|0.000000e+00"
+        );
+        assert_eq!(
+            fmt("%g|%g|%g|%g|%G|%#g", &[d(100000.0), d(1e6), d(0.0001), d(0.00001), d(1.5e-7), d(1.0)]),
+            "100000|1e+06|0.0001|1e-05|1.5E-07|1.00000"
+        );
+        assert_eq!(
+            fmt("%f|%F|%5.1f", &[d(f64::INFINITY), d(f64::NAN), d(f64::NEG_INFINITY)]),
+            "inf|NAN| -inf"
+        );
     }
 }

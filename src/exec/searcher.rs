@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::slab::Slab;
 use super::state::ExecutionState;
 
 /// A live state's index in the executor's table.
@@ -17,13 +18,14 @@ pub type StateId = usize;
 
 /// What a searcher may look at.
 pub struct SearchView<'a> {
-    pub states: &'a [Option<Box<ExecutionState>>],
+    /// Live states (a slot is empty only while its state runs).
+    pub states: &'a Slab<Option<Box<ExecutionState>>>,
     pub ptree: &'a ProcessTree,
 }
 
 impl SearchView<'_> {
     pub fn state(&self, id: StateId) -> &ExecutionState {
-        self.states[id].as_deref().expect("searchers only hold live states")
+        self.states.get(id).and_then(|s| s.as_deref()).expect("searchers only hold live states")
     }
 }
 
@@ -74,29 +76,34 @@ impl SearchKind {
     }
 }
 
-/// Removes `removed` from a list of states.
-fn drop_removed(list: &mut Vec<StateId>, removed: &[StateId]) {
-    if !removed.is_empty() {
-        list.retain(|s| !removed.contains(s));
+/// The live states a searcher holds, in the order they appeared.
+#[derive(Default)]
+struct Live(Vec<StateId>);
+
+impl Live {
+    fn update(&mut self, added: &[StateId], removed: &[StateId]) {
+        self.0.extend_from_slice(added);
+        if !removed.is_empty() {
+            self.0.retain(|s| !removed.contains(s));
+        }
     }
 }
 
 /// Depth-first: the newest state.
 #[derive(Default)]
 pub struct Dfs {
-    stack: Vec<StateId>,
+    live: Live,
 }
 
 impl Searcher for Dfs {
     fn select(&mut self, _: &SearchView) -> StateId {
-        *self.stack.last().expect("not empty")
+        *self.live.0.last().expect("not empty")
     }
     fn update(&mut self, _: &SearchView, _: Option<StateId>, added: &[StateId], removed: &[StateId]) {
-        self.stack.extend_from_slice(added);
-        drop_removed(&mut self.stack, removed);
+        self.live.update(added, removed);
     }
     fn is_empty(&self) -> bool {
-        self.stack.is_empty()
+        self.live.0.is_empty()
     }
     fn name(&self) -> &'static str {
         "dfs"
@@ -114,11 +121,13 @@ impl Searcher for Bfs {
         *self.queue.front().expect("not empty")
     }
     fn update(&mut self, _: &SearchView, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
-        if let Some(c) = current {
-            if !added.is_empty() && !removed.contains(&c) && self.queue.front() == Some(&c) {
-                self.queue.pop_front();
-                self.queue.push_back(c);
-            }
+        if let Some(c) = current
+            && !added.is_empty()
+            && !removed.contains(&c)
+            && self.queue.front() == Some(&c)
+        {
+            self.queue.pop_front();
+            self.queue.push_back(c);
         }
         self.queue.extend(added.iter().copied());
         if !removed.is_empty() {
@@ -137,8 +146,7 @@ impl Searcher for Bfs {
 /// with one child per resulting state. Random-path walks it from the root.
 #[derive(Default)]
 pub struct ProcessTree {
-    nodes: Vec<PNode>,
-    free: Vec<usize>,
+    nodes: Slab<PNode>,
 }
 
 #[derive(Default, Clone)]
@@ -149,49 +157,32 @@ struct PNode {
 }
 
 impl ProcessTree {
-    fn alloc(&mut self, n: PNode) -> usize {
-        match self.free.pop() {
-            Some(i) => {
-                self.nodes[i] = n;
-                i
-            }
-            None => {
-                self.nodes.push(n);
-                self.nodes.len() - 1
-            }
-        }
-    }
-
     /// The root leaf, for the initial state.
     pub fn root(&mut self, state: StateId) -> usize {
         self.nodes.clear();
-        self.free.clear();
-        self.alloc(PNode { parent: None, children: Vec::new(), state: Some(state) })
+        self.nodes.insert(PNode { parent: None, children: Vec::new(), state: Some(state) })
     }
 
     /// Splits `leaf` (of `state`) into children for `state` and `new_states`;
     /// returns the new leaves, the first for `state`.
     pub fn split(&mut self, leaf: usize, state: StateId, new_states: &[StateId]) -> Vec<usize> {
-        self.nodes[leaf].state = None;
-        let mut leaves = Vec::with_capacity(new_states.len() + 1);
-        for &s in std::iter::once(&state).chain(new_states) {
-            let n = self.alloc(PNode { parent: Some(leaf), children: Vec::new(), state: Some(s) });
-            leaves.push(n);
-        }
-        self.nodes[leaf].children = leaves.clone();
+        let leaves: Vec<usize> = std::iter::once(&state)
+            .chain(new_states)
+            .map(|&s| self.nodes.insert(PNode { parent: Some(leaf), children: Vec::new(), state: Some(s) }))
+            .collect();
+        let node = self.node_mut(leaf);
+        node.state = None;
+        node.children = leaves.clone();
         leaves
     }
 
     /// Removes a halted state's leaf, and inner nodes left without children.
     pub fn remove(&mut self, leaf: usize) {
         let mut n = leaf;
-        loop {
-            let parent = self.nodes[n].parent;
-            self.nodes[n] = PNode::default();
-            self.free.push(n);
-            let Some(p) = parent else { break };
-            self.nodes[p].children.retain(|&c| c != n);
-            if !self.nodes[p].children.is_empty() {
+        while let Some(Some(p)) = self.nodes.remove(n).map(|node| node.parent) {
+            let parent = self.node_mut(p);
+            parent.children.retain(|&c| c != n);
+            if !parent.children.is_empty() {
                 break;
             }
             n = p;
@@ -213,9 +204,13 @@ impl ProcessTree {
         }
     }
 
+    fn node_mut(&mut self, n: usize) -> &mut PNode {
+        self.nodes.get_mut(n).expect("live process-tree node")
+    }
+
     pub fn root_of(&self, leaf: usize) -> usize {
         let mut n = leaf;
-        while let Some(p) = self.nodes[n].parent {
+        while let Some(p) = self.nodes.get(n).and_then(|node| node.parent) {
             n = p;
         }
         n
@@ -226,27 +221,26 @@ impl ProcessTree {
 /// states near the root (shallow in the fork tree).
 pub struct RandomPath {
     rng: ChaCha8Rng,
-    live: Vec<StateId>,
+    live: Live,
 }
 
 impl RandomPath {
     pub fn new(seed: u64) -> Self {
-        RandomPath { rng: ChaCha8Rng::seed_from_u64(seed), live: Vec::new() }
+        RandomPath { rng: ChaCha8Rng::seed_from_u64(seed), live: Live::default() }
     }
 }
 
 impl Searcher for RandomPath {
     fn select(&mut self, view: &SearchView) -> StateId {
-        let any = self.live[0];
+        let any = self.live.0[0];
         let root = view.ptree.root_of(view.state(any).ptree_node);
-        view.ptree.random_leaf(root, &mut self.rng).filter(|s| self.live.contains(s)).unwrap_or(any)
+        view.ptree.random_leaf(root, &mut self.rng).filter(|s| self.live.0.contains(s)).unwrap_or(any)
     }
     fn update(&mut self, _: &SearchView, _: Option<StateId>, added: &[StateId], removed: &[StateId]) {
-        self.live.extend_from_slice(added);
-        drop_removed(&mut self.live, removed);
+        self.live.update(added, removed);
     }
     fn is_empty(&self) -> bool {
-        self.live.is_empty()
+        self.live.0.is_empty()
     }
     fn name(&self) -> &'static str {
         "random-path"
@@ -257,12 +251,12 @@ impl Searcher for RandomPath {
 /// recently covered new code.
 pub struct CovNew {
     rng: ChaCha8Rng,
-    live: Vec<StateId>,
+    live: Live,
 }
 
 impl CovNew {
     pub fn new(seed: u64) -> Self {
-        CovNew { rng: ChaCha8Rng::seed_from_u64(seed), live: Vec::new() }
+        CovNew { rng: ChaCha8Rng::seed_from_u64(seed), live: Live::default() }
     }
 
     fn weight(st: &ExecutionState) -> f64 {
@@ -274,23 +268,22 @@ impl CovNew {
 
 impl Searcher for CovNew {
     fn select(&mut self, view: &SearchView) -> StateId {
-        let weights: Vec<f64> = self.live.iter().map(|&s| Self::weight(view.state(s))).collect();
+        let weights: Vec<f64> = self.live.0.iter().map(|&s| Self::weight(view.state(s))).collect();
         let total: f64 = weights.iter().sum();
         let mut pick = self.rng.random::<f64>() * total;
         for (i, w) in weights.iter().enumerate() {
             if pick < *w {
-                return self.live[i];
+                return self.live.0[i];
             }
             pick -= w;
         }
-        *self.live.last().expect("not empty")
+        *self.live.0.last().expect("not empty")
     }
     fn update(&mut self, _: &SearchView, _: Option<StateId>, added: &[StateId], removed: &[StateId]) {
-        self.live.extend_from_slice(added);
-        drop_removed(&mut self.live, removed);
+        self.live.update(added, removed);
     }
     fn is_empty(&self) -> bool {
-        self.live.is_empty()
+        self.live.0.is_empty()
     }
     fn name(&self) -> &'static str {
         "nurs:covnew"
@@ -315,7 +308,13 @@ impl Searcher for Interleaved {
         self.next = (self.next + 1) % self.inner.len();
         self.inner[i].select(view)
     }
-    fn update(&mut self, view: &SearchView, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
         for s in &mut self.inner {
             s.update(view, current, added, removed);
         }

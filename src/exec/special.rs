@@ -9,16 +9,18 @@
 
 use std::ffi::CString;
 
-use crate::expr::fold::mask;
 use crate::expr::ExprId;
-use crate::ir::{FuncId, TyId, TypeKind};
+use crate::expr::fold::mask;
+use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
+use super::ExternalCalls;
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
 use super::printf::{self, Arg, Slot};
-use super::state::{Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination};
-use super::value::{Byte, Value};
-use super::ExternalCalls;
+use super::state::{
+    Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination,
+};
+use super::value::{self, Byte, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Handler {
@@ -49,7 +51,18 @@ pub(super) enum Handler {
     /// putc/fputc(c, stream): what -O2 makes of putchar.
     Putc,
     OutputBytes,
+    /// libm functions that are LLVM intrinsics too (`floor`, `sqrtf`, ...).
+    Math(MathFn, FKind),
     Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MathFn {
+    Unary(FUnary),
+    CopySign,
+    Min,
+    Max,
+    Fma,
 }
 
 impl Handler {
@@ -66,8 +79,8 @@ impl Handler {
             "klee_is_symbolic" => IsSymbolic,
             "klee_is_replay" => IsReplay,
             "klee_prefer_cex" => PreferCex,
-            "klee_get_valuef" | "klee_get_valued" | "klee_get_valuel" | "klee_get_valuell" | "klee_get_value_i32"
-            | "klee_get_value_i64" => GetValue,
+            "klee_get_valuef" | "klee_get_valued" | "klee_get_valuel" | "klee_get_valuell"
+            | "klee_get_value_i32" | "klee_get_value_i64" => GetValue,
             "klee_warning" => Warning,
             "klee_warning_once" => WarningOnce,
             "__klee_meta" => Meta,
@@ -83,7 +96,33 @@ impl Handler {
             "putchar" => Putchar,
             "putc" | "fputc" | "_IO_putc" | "putc_unlocked" | "fputc_unlocked" => Putc,
             "psychic_output_bytes" => OutputBytes,
-            _ => Unknown,
+            _ => Self::math(name).unwrap_or(Unknown),
+        }
+    }
+}
+
+impl Handler {
+    /// `floor` (double) or `floorf` (float), and the like.
+    fn math(name: &str) -> Option<Handler> {
+        let f = |base: &str| {
+            Some(match base {
+                "fabs" => MathFn::Unary(FUnary::Fabs),
+                "sqrt" => MathFn::Unary(FUnary::Sqrt),
+                "floor" => MathFn::Unary(FUnary::Floor),
+                "ceil" => MathFn::Unary(FUnary::Ceil),
+                "trunc" => MathFn::Unary(FUnary::Trunc),
+                "round" => MathFn::Unary(FUnary::Round),
+                "rint" | "nearbyint" => MathFn::Unary(FUnary::Rint),
+                "copysign" => MathFn::CopySign,
+                "fmin" => MathFn::Min,
+                "fmax" => MathFn::Max,
+                "fma" => MathFn::Fma,
+                _ => return None,
+            })
+        };
+        match f(name) {
+            Some(m) => Some(Handler::Math(m, FKind::F64)),
+            None => f(name.strip_suffix('f')?).map(|m| Handler::Math(m, FKind::F32)),
         }
     }
 }
@@ -119,7 +158,11 @@ impl Executor<'_> {
                 let hi = self.concretize(st, &arg(1), 32, "klee_range bound")?;
                 let (l, h) = (lo as u32 as i32, hi as u32 as i32);
                 if l >= h {
-                    return Err(self.error(st, ErrorKind::User("user".into()), format!("invalid klee_range({l}, {h})")));
+                    return Err(self.error(
+                        st,
+                        ErrorKind::User("user".into()),
+                        format!("invalid klee_range({l}, {h})"),
+                    ));
                 }
                 // Always an input object, as the native replay runtime reads one.
                 let name = self.name_arg(st, &arg(2))?;
@@ -139,17 +182,17 @@ impl Executor<'_> {
                 let cond = self.pool.ne(e, zero);
                 let cond = self.split_revisions(st, cond)?;
                 match self.pool.as_const(cond) {
-                    Some(0) => return Err(Stop::Halt(Termination::Silent)),
+                    Some(0) => return Err(Stop::Halt(Box::new(Termination::Silent))),
                     Some(_) => {}
                     None => match self.solver.may_be_true(&self.pool, &st.constraints, cond) {
-                        Ok(false) => return Err(Stop::Halt(Termination::Silent)),
+                        Ok(false) => return Err(Stop::Halt(Box::new(Termination::Silent))),
                         Ok(true) => st.constraints.push(cond),
                         Err(e) => return Err(self.solver_error(st, e)),
                     },
                 }
                 None
             }
-            Handler::SilentExit => return Err(Stop::Halt(Termination::Silent)),
+            Handler::SilentExit => return Err(Stop::Halt(Box::new(Termination::Silent))),
             Handler::KleeAbort => return Err(self.error(st, ErrorKind::Abort, "klee_abort() called")),
             Handler::Abort => return Err(self.error(st, ErrorKind::Abort, "abort() called")),
             Handler::ReportError => {
@@ -161,7 +204,7 @@ impl Executor<'_> {
                 if let Termination::Error { location, .. } = &mut t {
                     *location = Some(format!("{file}:{line}"));
                 }
-                return Err(Stop::Halt(t));
+                return Err(Stop::Halt(Box::new(t)));
             }
             Handler::AssertFail => {
                 let assertion = self.string_arg(st, &arg(0), "assertion text")?;
@@ -191,8 +234,9 @@ impl Executor<'_> {
             Handler::Exit => {
                 let e = self.expr(&arg(0), 32);
                 let w = self.pool.width(e);
-                let status = if w > 32 { self.pool.extract(e, 0, 32) } else { self.pool.zext_or_trunc(e, 32) };
-                return Err(Stop::Halt(Termination::Exit { status }));
+                let status =
+                    if w > 32 { self.pool.extract(e, 0, 32) } else { self.pool.zext_or_trunc(e, 32) };
+                return Err(Stop::Halt(Box::new(Termination::Exit { status })));
             }
             Handler::Malloc => {
                 let n = self.concretize(st, &arg(0), 64, "malloc size")? as u64;
@@ -224,7 +268,13 @@ impl Executor<'_> {
             Handler::Putchar => self.put_char(st, Stream::Stdout, &arg(0))?,
             Handler::Putc => match self.stream_of(st, &arg(1))? {
                 Some(stream) => self.put_char(st, stream, &arg(0))?,
-                None => return Err(self.error(st, ErrorKind::External, "putc to a stream other than stdout or stderr")),
+                None => {
+                    return Err(self.error(
+                        st,
+                        ErrorKind::External,
+                        "putc to a stream other than stdout or stderr",
+                    ));
+                }
             },
             Handler::OutputBytes => {
                 let name = self.string_arg(st, &arg(0), "psychic_output_bytes name")?;
@@ -239,6 +289,19 @@ impl Executor<'_> {
                 st.annotations.push(Annotation { name, bytes });
                 None
             }
+            Handler::Math(f, kind) => {
+                let mut x = [0u128; 3];
+                for (slot, v) in x.iter_mut().zip(a) {
+                    *slot = self.concretize(st, v, 64, "math function argument")?;
+                }
+                int(match f {
+                    MathFn::Unary(u) => value::funary(*u, *kind, x[0]),
+                    MathFn::CopySign => value::copysign(*kind, x[0], x[1]),
+                    MathFn::Min => value::fminmax(false, *kind, x[0], x[1]),
+                    MathFn::Max => value::fminmax(true, *kind, x[0], x[1]),
+                    MathFn::Fma => value::fma(*kind, x[0], x[1], x[2]),
+                })
+            }
             Handler::Unknown => return self.call_external(st, fid, a),
         })
     }
@@ -252,7 +315,7 @@ impl Executor<'_> {
                 let e = self.expr(other, 32);
                 let b = self.pool.extract(e, 0, 8);
                 let z = self.pool.zext(b, 32);
-                self.from_expr(z)
+                self.value_of(z)
             }
         }))
     }
@@ -291,19 +354,20 @@ impl Executor<'_> {
             self.warn(format!("malloc of {n} bytes fails (larger than the engine's limit)"));
             return 0;
         }
-        st.memory.allocate(n, 16, ObjKind::Heap)
+        let id = st.memory.allocate(n, 16, ObjKind::Heap);
+        st.memory.object(id).base
     }
 
     fn realloc(&mut self, st: &mut ExecutionState, p: u64, n: u64) -> Res<u64> {
         if p == 0 {
             return Ok(self.heap_alloc(st, n));
         }
-        let old = match st.memory.get(p) {
-            Some(o) if o.kind == ObjKind::Heap => o.size,
+        let (old_id, old) = match st.memory.at_base(p) {
+            Some(id) if st.memory.object(id).kind == ObjKind::Heap => (id, st.memory.object(id).size),
             _ => return Err(self.bad_free(st, p, "realloc")),
         };
         if n == 0 {
-            st.memory.remove(p);
+            st.memory.remove(old_id);
             return Ok(0);
         }
         let q = self.heap_alloc(st, n);
@@ -312,10 +376,11 @@ impl Executor<'_> {
         }
         let keep = old.min(n);
         if keep > 0 {
-            let bytes = self.read_bytes(st, Place::C { base: p, off: 0 }, keep);
-            self.write_bytes(st, Place::C { base: q, off: 0 }, &bytes);
+            let bytes = self.read_bytes(st, Place::C { obj: old_id, off: 0 }, keep);
+            let new_id = st.memory.at_base(q).expect("just allocated");
+            self.write_bytes(st, Place::C { obj: new_id, off: 0 }, &bytes);
         }
-        st.memory.remove(p);
+        st.memory.remove(old_id);
         Ok(q)
     }
 
@@ -323,9 +388,9 @@ impl Executor<'_> {
         if p == 0 {
             return Ok(());
         }
-        match st.memory.get(p) {
-            Some(o) if o.kind == ObjKind::Heap => {
-                st.memory.remove(p);
+        match st.memory.at_base(p) {
+            Some(id) if st.memory.object(id).kind == ObjKind::Heap => {
+                st.memory.remove(id);
                 Ok(())
             }
             _ => Err(self.bad_free(st, p, "free")),
@@ -347,12 +412,12 @@ impl Executor<'_> {
     /// included; the string ends at the first byte that is concretely 0.
     pub(super) fn c_string(&mut self, st: &mut ExecutionState, p: &Value) -> Res<Vec<Byte>> {
         let place = self.resolve(st, p, 1, false)?;
-        let Place::C { base, off } = place else {
+        let Place::C { obj, off } = place else {
             let addr = self.concretize(st, p, 64, "string address")?;
             return self.c_string(st, &Value::Int(addr));
         };
-        let size = st.memory.get(base).map_or(0, |o| o.size);
-        let bytes = self.read_bytes(st, Place::C { base, off }, size - off);
+        let size = st.memory.object(obj).size;
+        let bytes = self.read_bytes(st, Place::C { obj, off }, size - off);
         match bytes.iter().position(|b| *b == Byte::C(0)) {
             Some(end) => Ok(bytes[..end].to_vec()),
             None => Err(self.error(st, ErrorKind::Ptr, "string without a terminating NUL in its object")),
@@ -388,7 +453,13 @@ impl Executor<'_> {
     /// printf with a concrete format: concrete arguments render to text,
     /// symbolic ones make a structured event. Returns printf's result (for
     /// a structured event: the length with every input byte 0).
-    fn print_as(&mut self, st: &mut ExecutionState, stream: Stream, fmt: &[u8], args: &[Value]) -> Res<Value> {
+    fn print_as(
+        &mut self,
+        st: &mut ExecutionState,
+        stream: Stream,
+        fmt: &[u8],
+        args: &[Value],
+    ) -> Res<Value> {
         let pieces = printf::parse(fmt);
         let slots = printf::slots(&pieces);
         let mut concrete = Vec::with_capacity(slots.len());
@@ -417,20 +488,13 @@ impl Executor<'_> {
                     structured.push(FmtArg::Scalar(self.pool.constant(64, bits)));
                 }
                 Slot::Str => {
-                    let bytes = if v.as_int() == Some(0) {
-                        None
-                    } else {
-                        Some(self.c_string(st, &v)?)
-                    };
-                    let exprs: Vec<ExprId> = bytes
-                        .iter()
-                        .flatten()
-                        .map(|b| byte_expr(&mut self.pool, *b))
-                        .collect();
+                    let bytes = if v.as_int() == Some(0) { None } else { Some(self.c_string(st, &v)?) };
+                    let exprs: Vec<ExprId> =
+                        bytes.iter().flatten().map(|b| byte_expr(&mut self.pool, *b)).collect();
                     match bytes {
-                        Some(bs) if bs.iter().all(|b| matches!(b, Byte::C(_))) => concrete.push(Arg::Str(Some(
-                            bs.iter().map(|b| if let Byte::C(c) = b { *c } else { 0 }).collect(),
-                        ))),
+                        Some(bs) if bs.iter().all(|b| matches!(b, Byte::C(_))) => concrete.push(Arg::Str(
+                            Some(bs.iter().map(|b| if let Byte::C(c) = b { *c } else { 0 }).collect()),
+                        )),
                         Some(_) => symbolic = true,
                         None => concrete.push(Arg::Str(None)),
                     }
@@ -460,7 +524,11 @@ impl Executor<'_> {
             Value::Int(x) => self.pool.constant(bits, *x & mask(bits)),
             other => {
                 let e = self.expr(other, bits);
-                if self.pool.width(e) > bits { self.pool.extract(e, 0, bits) } else { self.pool.zext_or_trunc(e, bits) }
+                if self.pool.width(e) > bits {
+                    self.pool.extract(e, 0, bits)
+                } else {
+                    self.pool.zext_or_trunc(e, bits)
+                }
             }
         }
     }
@@ -496,7 +564,11 @@ impl Executor<'_> {
             args[i] = self.concretize(st, v, 64, "external call argument")? as u64;
         }
         let Some(r) = native_call(&f.name, args) else {
-            return Err(self.error(st, ErrorKind::External, format!("external function `{}` not found", f.name)));
+            return Err(self.error(
+                st,
+                ErrorKind::External,
+                format!("external function `{}` not found", f.name),
+            ));
         };
         self.warn(format!("called external function `{}` natively", f.name));
         Ok(m.int_width(f.ret).map(|w| Value::Int(u128::from(r) & mask(w))))
@@ -537,7 +609,9 @@ impl OutputEvent {
                     .iter()
                     .zip(args)
                     .map(|(slot, arg)| match (slot, arg) {
-                        (Slot::Double, FmtArg::Scalar(e)) => Arg::Double(f64::from_bits(pool.eval(*e, a) as u64)),
+                        (Slot::Double, FmtArg::Scalar(e)) => {
+                            Arg::Double(f64::from_bits(pool.eval(*e, a) as u64))
+                        }
                         (_, FmtArg::Scalar(e)) => Arg::Int(pool.eval(*e, a)),
                         (_, FmtArg::Str(bytes)) => Arg::Str(Some(
                             bytes.iter().map(|&b| pool.eval(b, a) as u8).take_while(|&b| b != 0).collect(),

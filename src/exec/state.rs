@@ -5,7 +5,7 @@ use std::fmt;
 use crate::expr::{ArrayId, ExprId};
 use crate::ir::{FuncId, Reg};
 
-use super::memory::AddressSpace;
+use super::memory::{AddressSpace, ObjId};
 use super::revset::RevSet;
 use super::value::Value;
 
@@ -28,7 +28,7 @@ pub struct Frame {
     /// The caller's register for the return value.
     pub ret_dst: Reg,
     /// Stack objects to free on return.
-    pub allocas: Vec<u64>,
+    pub allocas: Vec<ObjId>,
     pub varargs: Option<VarArgs>,
 }
 
@@ -221,11 +221,11 @@ impl ExecutionState {
         if text.is_empty() {
             return;
         }
-        if let Some(OutputEvent::Text { stream: s, bytes }) = self.outputs.last_mut() {
-            if *s == stream {
-                bytes.extend_from_slice(text);
-                return;
-            }
+        if let Some(OutputEvent::Text { stream: s, bytes }) = self.outputs.last_mut()
+            && *s == stream
+        {
+            bytes.extend_from_slice(text);
+            return;
         }
         self.outputs.push(OutputEvent::Text { stream, bytes: text.to_vec() });
     }

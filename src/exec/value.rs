@@ -7,6 +7,8 @@
 
 use std::rc::Rc;
 
+use num_bigint::{BigInt, BigUint};
+
 use crate::expr::fold::{self, mask};
 use crate::expr::{BinOp as EBin, ExprId};
 use crate::ir::{BinOp, BitOp, CastOp, FBinOp, FKind, FPred, FUnary, IPred, MinMax, OverflowOp, SatOp};
@@ -17,6 +19,8 @@ pub enum Value {
     Int(u128),
     /// A symbolic bit-vector.
     Sym(ExprId),
+    /// A concrete integer wider than 128 bits (masked to its width).
+    Wide(Rc<BigUint>),
     /// A struct, array or vector, element by element.
     Agg(Rc<[Value]>),
 }
@@ -31,7 +35,7 @@ impl Value {
 
     pub fn is_symbolic(&self) -> bool {
         match self {
-            Value::Int(_) => false,
+            Value::Int(_) | Value::Wide(_) => false,
             Value::Sym(_) => true,
             Value::Agg(v) => v.iter().any(Value::is_symbolic),
         }
@@ -90,7 +94,9 @@ pub enum DivError {
 pub fn bin(op: BinOp, w: u32, a: u128, b: u128) -> Result<u128, DivError> {
     match op {
         BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem if b == 0 => Err(DivError::ByZero),
-        BinOp::SDiv | BinOp::SRem if a == fold::signed_min(w) && b == mask(w) && w > 1 => Err(DivError::Overflow),
+        BinOp::SDiv | BinOp::SRem if a == fold::signed_min(w) && b == mask(w) && w > 1 => {
+            Err(DivError::Overflow)
+        }
         BinOp::Shl | BinOp::LShr | BinOp::AShr if b >= u128::from(w) => Ok(match op {
             BinOp::AShr if fold::is_negative(a, w) => mask(w),
             _ => 0,
@@ -100,7 +106,11 @@ pub fn bin(op: BinOp, w: u32, a: u128, b: u128) -> Result<u128, DivError> {
 }
 
 pub fn icmp(p: IPred, w: u32, a: u128, b: u128) -> bool {
-    let (sa, sb) = (to_signed(a, w), to_signed(b, w));
+    holds(p, &a, &b, &to_signed(a, w), &to_signed(b, w))
+}
+
+/// Whether `a p b`, given the operands read unsigned and signed.
+fn holds<U: Ord, S: Ord>(p: IPred, a: &U, b: &U, sa: &S, sb: &S) -> bool {
     match p {
         IPred::Eq => a == b,
         IPred::Ne => a != b,
@@ -113,6 +123,99 @@ pub fn icmp(p: IPred, w: u32, a: u128, b: u128) -> bool {
         IPred::Slt => sa < sb,
         IPred::Sle => sa <= sb,
     }
+}
+
+// Integers wider than 128 bits: concrete only.
+
+/// A concrete integer of any width as a big number.
+pub fn to_big(v: &Value) -> Option<BigUint> {
+    match v {
+        Value::Int(x) => Some(BigUint::from(*x)),
+        Value::Wide(b) => Some((**b).clone()),
+        _ => None,
+    }
+}
+
+fn big_mask(w: u32) -> BigUint {
+    (BigUint::from(1u8) << w) - 1u8
+}
+
+fn big_signed(a: &BigUint, w: u32) -> BigInt {
+    if a.bit(u64::from(w) - 1) {
+        BigInt::from(a.clone()) - (BigInt::from(1u8) << w)
+    } else {
+        BigInt::from(a.clone())
+    }
+}
+
+fn big_unsigned(a: BigInt, w: u32) -> BigUint {
+    let m = BigInt::from(1u8) << w;
+    (((a % &m) + &m) % &m).to_biguint().unwrap_or_default()
+}
+
+/// A value of `w` bits: `Int` up to 128 bits, `Wide` above.
+pub fn big_value(b: BigUint, w: u32) -> Value {
+    let b = b & big_mask(w);
+    if w <= 128 {
+        let d = b.to_u64_digits();
+        Value::Int(
+            u128::from(d.first().copied().unwrap_or(0)) | u128::from(d.get(1).copied().unwrap_or(0)) << 64,
+        )
+    } else {
+        Value::Wide(Rc::new(b))
+    }
+}
+
+pub fn wide_bin(op: BinOp, w: u32, a: &BigUint, b: &BigUint) -> Result<Value, DivError> {
+    let zero = BigUint::ZERO;
+    let width = BigUint::from(w);
+    let r = match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => (a + (BigUint::from(1u8) << w)) - b,
+        BinOp::Mul => a * b,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl if *b >= width => zero,
+        BinOp::Shl => a << u32::try_from(b).unwrap_or(0),
+        BinOp::LShr if *b >= width => zero,
+        BinOp::LShr => a >> u32::try_from(b).unwrap_or(0),
+        BinOp::AShr => {
+            let s = big_signed(a, w) >> u32::try_from(b).unwrap_or(w).min(w);
+            big_unsigned(s, w)
+        }
+        BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem if *b == zero => return Err(DivError::ByZero),
+        BinOp::UDiv => a / b,
+        BinOp::URem => a % b,
+        BinOp::SDiv | BinOp::SRem => {
+            let (x, y) = (big_signed(a, w), big_signed(b, w));
+            if x == -(BigInt::from(1u8) << (w - 1)) && y == BigInt::from(-1) {
+                return Err(DivError::Overflow);
+            }
+            big_unsigned(if op == BinOp::SDiv { x / y } else { x % y }, w)
+        }
+    };
+    Ok(big_value(r, w))
+}
+
+pub fn wide_icmp(p: IPred, w: u32, a: &BigUint, b: &BigUint) -> bool {
+    holds(p, a, b, &big_signed(a, w), &big_signed(b, w))
+}
+
+/// trunc, zext, sext and bit casts where a side is wider than 128 bits.
+pub fn wide_cast(op: CastOp, from: u32, to: u32, a: &BigUint) -> Option<Value> {
+    Some(match op {
+        CastOp::Trunc | CastOp::ZExt | CastOp::Bits => big_value(a.clone(), to),
+        CastOp::SExt => big_value(big_unsigned(big_signed(a, from), to), to),
+        _ => return None,
+    })
+}
+
+/// The little-endian bytes of a wide value, `n` of them.
+pub fn big_bytes(b: &BigUint, n: usize) -> Vec<u8> {
+    let mut out = b.to_bytes_le();
+    out.resize(n, 0);
+    out
 }
 
 // Floats.
@@ -273,7 +376,8 @@ pub fn cast(op: CastOp, from: u32, to: u32, v: u128) -> u128 {
 pub fn overflow(op: OverflowOp, w: u32, a: u128, b: u128) -> (u128, bool) {
     let (sa, sb) = (to_signed(a, w), to_signed(b, w));
     let m = mask(w);
-    let fits = |r: Option<i128>| r.is_some_and(|r| w == 128 || (r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1))));
+    let fits =
+        |r: Option<i128>| r.is_some_and(|r| w == 128 || (r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1))));
     match op {
         OverflowOp::UAdd => {
             let r = a.wrapping_add(b) & m;
@@ -290,7 +394,8 @@ pub fn overflow(op: OverflowOp, w: u32, a: u128, b: u128) -> (u128, bool) {
 /// `*.sat`; a shift count of the width or more (poison in LLVM) saturates.
 pub fn saturating(op: SatOp, w: u32, a: u128, b: u128) -> u128 {
     let m = mask(w);
-    let saturate_signed = |a: u128| if fold::is_negative(a, w) { fold::signed_min(w) } else { fold::signed_max(w) };
+    let saturate_signed =
+        |a: u128| if fold::is_negative(a, w) { fold::signed_min(w) } else { fold::signed_max(w) };
     match op {
         SatOp::UAdd => {
             let (r, o) = overflow(OverflowOp::UAdd, w, a, b);
@@ -304,7 +409,13 @@ pub fn saturating(op: SatOp, w: u32, a: u128, b: u128) -> u128 {
         }
         SatOp::UShl => {
             let r = if b < u128::from(w) { (a << b) & m } else { 0 };
-            if b < u128::from(w) && r >> b == a { r } else if a == 0 { 0 } else { m }
+            if b < u128::from(w) && r >> b == a {
+                r
+            } else if a == 0 {
+                0
+            } else {
+                m
+            }
         }
         SatOp::SShl => {
             let r = if b < u128::from(w) { (a << b) & m } else { 0 };
@@ -380,7 +491,7 @@ mod tests {
         assert_eq!(overflow(OverflowOp::SAdd, 32, 0x7fff_ffff, 1), (0x8000_0000, true));
         assert_eq!(overflow(OverflowOp::UMul, 8, 16, 16), (0, true));
         assert_eq!(overflow(OverflowOp::SMul, 8, 0xff, 0xff), (1, false));
-        assert_eq!(overflow(OverflowOp::SSub, 128, 1u128 << 127, 1).1, true);
+        assert!(overflow(OverflowOp::SSub, 128, 1u128 << 127, 1).1);
         assert_eq!(saturating(SatOp::SAdd, 8, 100, 100), 127);
         assert_eq!(saturating(SatOp::USub, 8, 1, 2), 0);
         assert_eq!(saturating(SatOp::SShl, 8, 0xf0, 2), 0xc0);

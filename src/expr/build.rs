@@ -3,7 +3,8 @@
 //! Canonical forms (so that more nodes hash-cons, and later rules see one shape):
 //! - commutative operands: a constant on the left, otherwise the smaller id on the left;
 //! - `x - c` is `(-c) + x`; constants float to the outermost `add`/`mul`/`and`/`or`/`xor`;
-//! - `ne`, `ugt`, `uge`, `sgt`, `sge` are `not(eq)`, `ult`, `ule`, `slt`, `sle` with swapped operands;
+//! - `ne`, `ugt`, `uge`, `sgt`, `sge` are `not(eq)`, `ult`, `ule`, `slt`, `sle` with swapped operands,
+//!   and a non-strict comparison with a constant is strict (`x >= 5` is `4 < x`, as `x > 4` is);
 //! - shifts by a constant, and masks with one run of ones, become `extract`/`concat`/`zext`;
 //! - `concat(0, x)` is `zext(x)`; concats nest to the right;
 //! - at width 1, `add`/`sub` are `xor`, `mul` is `and`.
@@ -15,6 +16,9 @@ use super::{ArrayId, BinOp, CmpOp, ConstArrayId, ExprId, ExprPool, INDEX_WIDTH, 
 
 /// How deep `extract(op(a, b), 0, w)` may push the truncation into an arithmetic tree.
 const NARROW_DEPTH: u32 = 4;
+
+/// Masks with more runs of ones than this stay an `and`.
+const MAX_MASK_RUNS: usize = 4;
 
 impl ExprPool {
     // ---- leaves ----
@@ -108,10 +112,9 @@ impl ExprPool {
                         let b = usize::try_from(k).ok().and_then(|k| bytes.get(k)).copied().unwrap_or(0);
                         return self.constant(8, b as u128);
                     }
-                    if let Some(&first) = bytes.first()
-                        && bytes.iter().all(|&b| b == first)
-                    {
-                        return self.constant(8, first as u128);
+                    // Every byte, in bounds or past the end, is 0.
+                    if bytes.iter().all(|&b| b == 0) {
+                        return self.constant(8, 0);
                     }
                     break;
                 }
@@ -158,11 +161,10 @@ impl ExprPool {
             if ca == 0 {
                 return b;
             }
+            if let Some(e) = self.reassociate(BinOp::Add, ca, b) {
+                return e;
+            }
             match *self.node(b) {
-                Node::Bin { op: BinOp::Add, lhs, rhs } if self.is_const(lhs) => {
-                    let c = self.constant(w, ca.wrapping_add(self.as_const(lhs).unwrap()));
-                    return self.add(c, rhs);
-                }
                 Node::Bin { op: BinOp::Sub, lhs, rhs } if self.is_const(lhs) => {
                     let c = self.constant(w, ca.wrapping_add(self.as_const(lhs).unwrap()));
                     return self.sub(c, rhs);
@@ -255,9 +257,8 @@ impl ExprPool {
             if ca == mask(w) {
                 return self.neg(b);
             }
-            if let Some((c2, x)) = self.const_operand(BinOp::Mul, b) {
-                let c = self.constant(w, ca.wrapping_mul(self.as_const(c2).unwrap()));
-                return self.mul(c, x);
+            if let Some(e) = self.reassociate(BinOp::Mul, ca, b) {
+                return e;
             }
         } else {
             if let Some((c, x)) = self.const_operand(BinOp::Mul, a) {
@@ -325,90 +326,54 @@ impl ExprPool {
     // ---- bitwise ----
 
     pub fn and(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("and", a, b);
-        if let Some(e) = self.fold_bin(BinOp::And, a, b, w) {
-            return e;
-        }
-        let (a, b) = self.commute(a, b);
-        if a == b {
-            return a;
-        }
-        if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return a;
-            }
-            if ca == mask(w) {
-                return b;
-            }
-            if let Some((c2, x)) = self.const_operand(BinOp::And, b) {
-                let c = self.constant(w, ca & self.as_const(c2).unwrap());
-                return self.and(c, x);
-            }
-            if let Some((offset, len)) = fold::contiguous_run(ca) {
-                return self.keep_bits(b, offset, len);
-            }
-        } else if self.complements(a, b) {
-            return self.constant(w, 0);
-        }
-        self.intern(Node::Bin { op: BinOp::And, lhs: a, rhs: b })
+        self.bitwise(BinOp::And, a, b)
     }
 
     pub fn or(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("or", a, b);
-        if let Some(e) = self.fold_bin(BinOp::Or, a, b, w) {
-            return e;
-        }
-        let (a, b) = self.commute(a, b);
-        if a == b {
-            return a;
-        }
-        if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return b;
-            }
-            if ca == mask(w) {
-                return a;
-            }
-            if let Some((c2, x)) = self.const_operand(BinOp::Or, b) {
-                let c = self.constant(w, ca | self.as_const(c2).unwrap());
-                return self.or(c, x);
-            }
-        } else if self.complements(a, b) {
-            return self.constant(w, mask(w));
-        }
-        if let Some(e) = self.disjoint_bits(a, b) {
-            return e;
-        }
-        self.intern(Node::Bin { op: BinOp::Or, lhs: a, rhs: b })
+        self.bitwise(BinOp::Or, a, b)
     }
 
     pub fn xor(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("xor", a, b);
-        if let Some(e) = self.fold_bin(BinOp::Xor, a, b, w) {
+        self.bitwise(BinOp::Xor, a, b)
+    }
+
+    /// `and`, `or` and `xor`, whose rules differ only in their results.
+    fn bitwise(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        let w = self.same_width(op.name(), a, b);
+        if let Some(e) = self.fold_bin(op, a, b, w) {
             return e;
-        }
-        if a == b {
-            return self.constant(w, 0);
         }
         let (a, b) = self.commute(a, b);
+        let ones = mask(w);
+        if a == b {
+            return if op == BinOp::Xor { self.constant(w, 0) } else { a };
+        }
         if let Some(ca) = self.as_const(a) {
-            if ca == 0 {
-                return b;
+            match (op, ca) {
+                (BinOp::And, 0) => return a,
+                (BinOp::Or | BinOp::Xor, 0) => return b,
+                (BinOp::And, c) if c == ones => return b,
+                (BinOp::Or, c) if c == ones => return a,
+                (BinOp::Xor, c) if c == ones => return self.not(b),
+                _ => {}
             }
-            if ca == mask(w) {
-                return self.not(b);
+            if let Some(e) = self.reassociate(op, ca, b) {
+                return e;
             }
-            if let Some((c2, x)) = self.const_operand(BinOp::Xor, b) {
-                let c = self.constant(w, ca ^ self.as_const(c2).unwrap());
-                return self.xor(c, x);
+            if op == BinOp::And
+                && let Some(e) = self.keep_bits(b, ca)
+            {
+                return e;
             }
         } else if self.complements(a, b) {
-            return self.constant(w, mask(w));
+            return self.constant(w, if op == BinOp::And { 0 } else { ones });
         }
-        if let Some(e) = self.disjoint_bits(a, b) {
+        if op != BinOp::And
+            && let Some(e) = self.disjoint_bits(a, b)
+        {
             return e;
         }
-        self.intern(Node::Bin { op: BinOp::Xor, lhs: a, rhs: b })
+        self.intern(Node::Bin { op, lhs: a, rhs: b })
     }
 
     /// Bitwise complement.
@@ -538,6 +503,9 @@ impl ExprPool {
                 return e;
             }
         } else {
+            if self.provably_distinct(a, b) {
+                return self.false_();
+            }
             match (*self.node(a), *self.node(b)) {
                 (Node::ZExt { arg: x, .. }, Node::ZExt { arg: y, .. })
                 | (Node::SExt { arg: x, .. }, Node::SExt { arg: y, .. })
@@ -573,6 +541,8 @@ impl ExprPool {
                 let k = self.constant(w, c ^ self.as_const(lhs).unwrap());
                 self.eq(k, rhs)
             }
+            // x - y = 0 and x ^ y = 0 are x = y.
+            Node::Bin { op: BinOp::Sub | BinOp::Xor, lhs, rhs } if c == 0 => self.eq(lhs, rhs),
             Node::Not(x) => {
                 let k = self.constant(w, !c);
                 self.eq(k, x)
@@ -621,93 +591,70 @@ impl ExprPool {
     }
 
     pub fn ult(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("ult", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Ult, a, b, w) {
-            return e;
-        }
-        if a == b || self.as_const(b) == Some(0) || self.as_const(a) == Some(mask(w)) {
-            return self.false_();
-        }
-        if w == 1 {
-            let na = self.not(a);
-            return self.and(na, b);
-        }
-        // 0 < b  ⇔  b != 0;   a < 1  ⇔  a == 0
-        if self.as_const(a) == Some(0) {
-            return self.ne(a, b);
-        }
-        if self.as_const(b) == Some(1) {
-            let zero = self.constant(w, 0);
-            return self.eq(zero, a);
-        }
-        if let Some(e) = self.narrow_unsigned_cmp(CmpOp::Ult, a, b) {
-            return e;
-        }
-        self.intern(Node::Cmp { op: CmpOp::Ult, lhs: a, rhs: b })
+        self.ordered(CmpOp::Ult, a, b)
     }
 
     pub fn ule(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("ule", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Ule, a, b, w) {
-            return e;
-        }
-        if a == b || self.as_const(a) == Some(0) || self.as_const(b) == Some(mask(w)) {
-            return self.true_();
-        }
-        if w == 1 {
-            let na = self.not(a);
-            return self.or(na, b);
-        }
-        if self.as_const(b) == Some(0) {
-            return self.eq(b, a);
-        }
-        if let Some(e) = self.narrow_unsigned_cmp(CmpOp::Ule, a, b) {
-            return e;
-        }
-        self.intern(Node::Cmp { op: CmpOp::Ule, lhs: a, rhs: b })
+        self.ordered(CmpOp::Ule, a, b)
     }
 
     pub fn slt(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("slt", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Slt, a, b, w) {
-            return e;
-        }
-        if a == b
-            || self.as_const(b) == Some(fold::signed_min(w))
-            || self.as_const(a) == Some(fold::signed_max(w))
-        {
-            return self.false_();
-        }
-        if w == 1 {
-            // At width 1, 1 is -1: a < b  ⇔  a ∧ ¬b.
-            let nb = self.not(b);
-            return self.and(a, nb);
-        }
-        if let Some(e) = self.narrow_signed_cmp(CmpOp::Slt, a, b) {
-            return e;
-        }
-        self.intern(Node::Cmp { op: CmpOp::Slt, lhs: a, rhs: b })
+        self.ordered(CmpOp::Slt, a, b)
     }
 
     pub fn sle(&mut self, a: ExprId, b: ExprId) -> ExprId {
-        let w = self.same_width("sle", a, b);
-        if let Some(e) = self.fold_cmp(CmpOp::Sle, a, b, w) {
+        self.ordered(CmpOp::Sle, a, b)
+    }
+
+    /// The order comparisons `ult`, `ule`, `slt`, `sle`.
+    fn ordered(&mut self, op: CmpOp, a: ExprId, b: ExprId) -> ExprId {
+        let w = self.same_width(op.name(), a, b);
+        if let Some(e) = self.fold_cmp(op, a, b, w) {
             return e;
         }
-        if a == b
-            || self.as_const(a) == Some(fold::signed_min(w))
-            || self.as_const(b) == Some(fold::signed_max(w))
-        {
-            return self.true_();
+        let strict = matches!(op, CmpOp::Ult | CmpOp::Slt);
+        let signed = matches!(op, CmpOp::Slt | CmpOp::Sle);
+        let (min, max) = if signed { (fold::signed_min(w), fold::signed_max(w)) } else { (0, mask(w)) };
+        // a < a, a < min, max < a are false; a ≤ a, min ≤ a, a ≤ max are true.
+        let (low, high) = if strict { (b, a) } else { (a, b) };
+        if a == b || self.as_const(low) == Some(min) || self.as_const(high) == Some(max) {
+            return self.bool_const(!strict);
+        }
+        if !strict && w > 1 {
+            // a ≤ c is a < c + 1, and c ≤ b is c - 1 < b (c is not an extreme here): `x > 4` and
+            // `x >= 5` become one expression.
+            let strict_op = if signed { CmpOp::Slt } else { CmpOp::Ult };
+            if let Some(c) = self.as_const(b) {
+                let c1 = self.constant(w, c.wrapping_add(1));
+                return self.ordered(strict_op, a, c1);
+            }
+            if let Some(c) = self.as_const(a) {
+                let c1 = self.constant(w, c.wrapping_sub(1));
+                return self.ordered(strict_op, c1, b);
+            }
         }
         if w == 1 {
-            let nb = self.not(b);
-            return self.or(a, nb);
+            // At width 1, unsigned 1 is the largest value and signed 1 (that is, -1) the smallest.
+            let (small, big) = if signed { (b, a) } else { (a, b) };
+            let not_small = self.not(small);
+            return if strict { self.and(not_small, big) } else { self.or(not_small, big) };
         }
-        if let Some(e) = self.narrow_signed_cmp(CmpOp::Sle, a, b) {
+        if !signed {
+            let zero = self.constant(w, 0);
+            // 0 < b  ⇔  b ≠ 0;   a < 1  ⇔  a = 0;   a ≤ 0  ⇔  a = 0
+            if strict && self.as_const(a) == Some(0) {
+                return self.ne(zero, b);
+            }
+            if (strict && self.as_const(b) == Some(1)) || (!strict && self.as_const(b) == Some(0)) {
+                return self.eq(zero, a);
+            }
+        }
+        let narrowed =
+            if signed { self.narrow_signed_cmp(op, a, b) } else { self.narrow_unsigned_cmp(op, a, b) };
+        if let Some(e) = narrowed {
             return e;
         }
-        self.intern(Node::Cmp { op: CmpOp::Sle, lhs: a, rhs: b })
+        self.intern(Node::Cmp { op, lhs: a, rhs: b })
     }
 
     pub fn ugt(&mut self, a: ExprId, b: ExprId) -> ExprId {
@@ -876,7 +823,7 @@ impl ExprPool {
             (Some(0), None) => return self.zext(lo, w),
             _ => {}
         }
-        if let Some(e) = self.fuse(hi, lo) {
+        if let Some(e) = self.fuse(hi, lo).or_else(|| self.concat_bitwise(hi, lo)) {
             return e;
         }
         // concat(zext(a), lo) = zext(concat(a, lo)): zero high bits stay outermost.
@@ -907,19 +854,42 @@ impl ExprPool {
     /// simplified form (a truncated sum, say, is a narrower sum rather than an extract).
     fn fuse(&mut self, hi: ExprId, lo: ExprId) -> Option<ExprId> {
         let (wh, wl) = (self.width(hi), self.width(lo));
-        if let Some((x, offset)) = self.as_extract(hi)
-            && offset >= wl
-            && self.extract(x, offset - wl, wl) == lo
-        {
-            return Some(self.extract(x, offset - wl, wh + wl));
+        match (self.as_extract(hi), self.as_extract(lo)) {
+            (Some((x, ho)), Some((y, lo_off))) => {
+                (x == y && ho == lo_off + wl).then(|| self.extract(x, lo_off, wh + wl))
+            }
+            (Some((x, offset)), None) if offset >= wl && self.extract(x, offset - wl, wl) == lo => {
+                Some(self.extract(x, offset - wl, wh + wl))
+            }
+            (None, Some((y, offset)))
+                if offset + wl + wh <= self.width(y) && self.extract(y, offset + wl, wh) == hi =>
+            {
+                Some(self.extract(y, offset, wh + wl))
+            }
+            _ => None,
         }
-        if let Some((y, offset)) = self.as_extract(lo)
-            && offset + wl + wh <= self.width(y)
-            && self.extract(y, offset + wl, wh) == hi
-        {
-            return Some(self.extract(y, offset, wh + wl));
+    }
+
+    /// `concat(op(c1, a), op(c2, b))` as `op(concat(c1, c2), concat(a, b))` for the bitwise operations,
+    /// and `concat(not a, not b)` as `not(concat(a, b))`: the bytes of a masked value reassemble.
+    fn concat_bitwise(&mut self, hi: ExprId, lo: ExprId) -> Option<ExprId> {
+        match (*self.node(hi), *self.node(lo)) {
+            (Node::Not(a), Node::Not(b)) => {
+                let inner = self.concat(a, b);
+                Some(self.not(inner))
+            }
+            (Node::Bin { op, lhs: c1, rhs: a }, Node::Bin { op: op2, lhs: c2, rhs: b })
+                if op == op2
+                    && matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+                    && self.is_const(c1)
+                    && self.is_const(c2) =>
+            {
+                let c = self.concat(c1, c2);
+                let x = self.concat(a, b);
+                Some(self.binary(op, c, x))
+            }
+            _ => None,
         }
-        None
     }
 
     /// `e` as `(source, offset)` when it is an extract.
@@ -1094,6 +1064,14 @@ impl ExprPool {
         }
     }
 
+    /// `op(ca, op(c2, x))` as `op(ca op c2, x)`, for an associative `op`.
+    fn reassociate(&mut self, op: BinOp, ca: u128, b: ExprId) -> Option<ExprId> {
+        let (c2, x) = self.const_operand(op, b)?;
+        let w = self.width(b);
+        let c = self.constant(w, fold::binary(op, ca, self.as_const(c2)?, w));
+        Some(self.binary(op, c, x))
+    }
+
     /// `e` as `(constant, x)` when it is `op(constant, x)`.
     fn const_operand(&self, op: BinOp, e: ExprId) -> Option<(ExprId, ExprId)> {
         match *self.node(e) {
@@ -1106,15 +1084,23 @@ impl ExprPool {
         *self.node(a) == Node::Not(b) || *self.node(b) == Node::Not(a)
     }
 
-    /// Keeps bits `offset .. offset + len` of `e` and clears the rest.
-    fn keep_bits(&mut self, e: ExprId, offset: u32, len: u32) -> ExprId {
+    /// `mask & e` as a concat of extracts of `e` and zeros, when the mask has at most `MAX_MASK_RUNS`
+    /// runs of ones: the form that storing and reloading the bytes of `mask & e` also gives.
+    fn keep_bits(&mut self, e: ExprId, mask: u128) -> Option<ExprId> {
         let w = self.width(e);
-        let mut kept = self.extract(e, offset, len);
-        if offset > 0 {
-            let zeros = self.constant(offset, 0);
-            kept = self.concat(kept, zeros);
+        let runs = fold::runs(mask, w);
+        if runs.len() > 2 * MAX_MASK_RUNS {
+            return None;
         }
-        self.zext(kept, w)
+        let mut result: Option<ExprId> = None;
+        for (offset, len, ones) in runs {
+            let piece = if ones { self.extract(e, offset, len) } else { self.constant(len, 0) };
+            result = Some(match result {
+                None => piece,
+                Some(low) => self.concat(piece, low),
+            });
+        }
+        result
     }
 
     /// `a | b` (equally `a + b`, `a ^ b`) as a concat when the set bits of `a` and `b` cannot overlap:

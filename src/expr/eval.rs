@@ -1,6 +1,6 @@
 //! Concrete evaluation under an [`Assignment`].
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::fold::{self, mask};
 use super::{Assignment, ExprId, ExprPool, Node};
@@ -22,18 +22,7 @@ impl<'a> Evaluator<'a> {
         if let Some(&v) = self.values.get(&e) {
             return v;
         }
-        // Children have smaller ids than their parents: evaluate the missing nodes in id order.
-        let mut pending = Vec::new();
-        let mut seen = FxHashSet::default();
-        let mut stack = vec![e];
-        while let Some(x) = stack.pop() {
-            if self.values.contains_key(&x) || !seen.insert(x) {
-                continue;
-            }
-            pending.push(x);
-            stack.extend(self.pool.node(x).children());
-        }
-        pending.sort_unstable();
+        let pending = self.pool.pending_below(e, |x| self.values.contains_key(&x));
         for x in pending {
             if let Some(v) = self.compute(x) {
                 self.values.insert(x, v);

@@ -100,13 +100,16 @@ pub fn log2_exact(value: u128) -> Option<u32> {
     value.is_power_of_two().then(|| value.trailing_zeros())
 }
 
-/// `Some((offset, len))` if the set bits of `value` form one contiguous run.
-pub fn contiguous_run(value: u128) -> Option<(u32, u32)> {
-    if value == 0 {
-        return None;
+/// The maximal runs of equal bits of `value` at `width`, from bit 0 up: `(offset, len, ones)`.
+pub fn runs(value: u128, width: u32) -> Vec<(u32, u32, bool)> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    while offset < width {
+        let rest = value >> offset;
+        let ones = rest & 1 == 1;
+        let len = if ones { rest.trailing_ones() } else { rest.trailing_zeros() }.min(width - offset);
+        out.push((offset, len, ones));
+        offset += len;
     }
-    let offset = value.trailing_zeros();
-    let shifted = value >> offset;
-    let len = shifted.trailing_ones();
-    (len == 128 - offset || shifted >> len == 0).then_some((offset, len))
+    out
 }

@@ -19,9 +19,11 @@ pub(crate) mod testgen;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 pub use eval::Evaluator;
 
@@ -238,7 +240,8 @@ pub struct ExprPool {
     uid: u64,
     nodes: Vec<Node>,
     meta: Vec<Meta>,
-    interned: FxHashMap<Node, ExprId>,
+    /// Hash-consing table: ids only, the nodes themselves are in `nodes`.
+    interned: HashTable<ExprId>,
     arrays: Vec<ArrayInfo>,
     array_ids: FxHashMap<ArrayInfo, ArrayId>,
     /// How many arrays carry each name, so that the printer can disambiguate.
@@ -266,7 +269,7 @@ impl ExprPool {
             uid: NEXT_POOL_ID.fetch_add(1, Ordering::Relaxed),
             nodes: Vec::new(),
             meta: Vec::new(),
-            interned: FxHashMap::default(),
+            interned: HashTable::new(),
             arrays: Vec::new(),
             array_ids: FxHashMap::default(),
             name_counts: FxHashMap::default(),
@@ -353,16 +356,36 @@ impl ExprPool {
         &self.const_arrays[c.0 as usize]
     }
 
+    /// The nodes reachable from `root` without passing through a node for which `done` holds, in
+    /// increasing id order: children before parents, for bottom-up passes without recursion.
+    pub fn pending_below(&self, root: ExprId, mut done: impl FnMut(ExprId) -> bool) -> Vec<ExprId> {
+        let mut pending = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![root];
+        while let Some(e) = stack.pop() {
+            if done(e) || !seen.insert(e) {
+                continue;
+            }
+            pending.push(e);
+            stack.extend(self.node(e).children());
+        }
+        pending.sort_unstable();
+        pending
+    }
+
     /// Interns `node`, whose operands must already be valid and simplified. The only place nodes are made.
     fn intern(&mut self, node: Node) -> ExprId {
-        if let Some(&id) = self.interned.get(&node) {
+        let hash = FxBuildHasher.hash_one(node);
+        let nodes = &self.nodes;
+        if let Some(&id) = self.interned.find(hash, |&id| nodes[id.index()] == node) {
             return id;
         }
         let meta = self.compute_meta(&node);
         let id = ExprId(u32::try_from(self.nodes.len()).expect("more than 2^32 expressions"));
         self.nodes.push(node);
         self.meta.push(meta);
-        self.interned.insert(node, id);
+        let nodes = &self.nodes;
+        self.interned.insert_unique(hash, id, |&id| FxBuildHasher.hash_one(nodes[id.index()]));
         id
     }
 

@@ -1,7 +1,5 @@
 //! Rebuilding expressions with leaves replaced: the revision made concrete.
 
-use rustc_hash::FxHashSet;
-
 use super::{ExprId, ExprPool, Node, REVISION_WIDTH};
 
 impl ExprPool {
@@ -13,21 +11,9 @@ impl ExprPool {
         if let Some(&done) = self.revision_substs.get(&(e, revision)) {
             return done;
         }
-        let mut pending = Vec::new();
-        let mut seen = FxHashSet::default();
-        let mut stack = vec![e];
-        while let Some(x) = stack.pop() {
-            if !self.mentions_revision(x)
-                || self.revision_substs.contains_key(&(x, revision))
-                || !seen.insert(x)
-            {
-                continue;
-            }
-            pending.push(x);
-            stack.extend(self.node(x).children());
-        }
-        // Children first: their ids are smaller.
-        pending.sort_unstable();
+        let substs = &self.revision_substs;
+        let pending =
+            self.pending_below(e, |x| !self.mentions_revision(x) || substs.contains_key(&(x, revision)));
         for x in pending {
             let node = *self.node(x);
             let substs = &self.revision_substs;

@@ -7,9 +7,6 @@ use rand::Rng;
 
 use super::{ArrayId, BinOp, CmpOp, ExprId, ExprPool};
 
-/// Number of symbolic input bytes the trees read.
-pub const BYTES: u64 = 4;
-
 #[derive(Clone, Debug)]
 pub enum Tree {
     Byte(u64),
@@ -49,7 +46,7 @@ fn signed(v: u128, w: u32) -> i128 {
     if w == 128 {
         v as i128
     } else if v >> (w - 1) & 1 == 1 {
-        v as i128 - (1i128 << w)
+        (v as i128).wrapping_sub(1i128.wrapping_shl(w))
     } else {
         v as i128
     }
@@ -84,13 +81,13 @@ impl Tree {
         }
     }
 
-    /// A random tree of width `w`.
-    pub fn random(rng: &mut impl Rng, w: u32, depth: u32) -> Tree {
+    /// A random tree of width `w` over input bytes `0..bytes`.
+    pub fn random(rng: &mut impl Rng, w: u32, depth: u32, bytes: u64) -> Tree {
         if depth == 0 || rng.random_range(0..6) == 0 {
-            return Tree::leaf(rng, w);
+            return Tree::leaf(rng, w, bytes);
         }
         let d = depth - 1;
-        let sub = |rng: &mut _, w| Box::new(Tree::random(rng, w, d));
+        let sub = |rng: &mut _, w| Box::new(Tree::random(rng, w, d, bytes));
         match rng.random_range(0..10) {
             0 => Tree::Not(sub(rng, w)),
             1 | 2 => {
@@ -127,21 +124,21 @@ impl Tree {
             }
             _ => {
                 let op = BIN_OPS[rng.random_range(0..10)];
-                Tree::Bin(op, sub(rng, w), Box::new(Tree::leaf(rng, w)))
+                Tree::Bin(op, sub(rng, w), Box::new(Tree::leaf(rng, w, bytes)))
             }
         }
     }
 
-    fn leaf(rng: &mut impl Rng, w: u32) -> Tree {
-        let byte = |rng: &mut _| Tree::Byte(Rng::random_range(rng, 0..BYTES));
+    fn leaf(rng: &mut impl Rng, w: u32, bytes: u64) -> Tree {
+        let byte = |rng: &mut _| Tree::Byte(Rng::random_range(rng, 0..bytes));
         match rng.random_range(0..3) {
             0 => Tree::Const(w, interesting(rng, w)),
             _ if w == 8 => byte(rng),
             _ if w < 8 => Tree::Extract(Box::new(byte(rng)), rng.random_range(0..=8 - w), w),
             // A little-endian word of consecutive bytes, as a load gives, or an extension of a byte.
-            _ if w.is_multiple_of(8) && w <= 32 && rng.random_bool(0.5) => {
+            _ if w.is_multiple_of(8) && w / 8 <= bytes as u32 && rng.random_bool(0.5) => {
                 let n = w / 8;
-                let start = rng.random_range(0..=BYTES - n as u64);
+                let start = rng.random_range(0..=bytes - n as u64);
                 let mut t = Tree::Byte(start);
                 for k in 1..n as u64 {
                     t = Tree::Concat(Box::new(Tree::Byte(start + k)), Box::new(t));

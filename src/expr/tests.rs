@@ -1,7 +1,9 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::testgen::{BYTES, Tree, interesting};
+use super::testgen::{Tree, interesting};
+
+const BYTES: u64 = 4;
 use super::*;
 
 fn pool_with_input(size: u64) -> (ExprPool, ArrayId) {
@@ -221,7 +223,12 @@ fn load_of_stored_bytes_gives_back_the_value() {
     let v = load(&mut pool, x, 0, 4);
     let y = pool.constant(32, 0x1234_5678);
     let sum = pool.add(v, y);
-    for value in [v, sum] {
+    let low_zero = pool.constant(32, 0x100);
+    let sum2 = pool.add(v, low_zero);
+    let mask = pool.constant(32, 0x00f0_ff0f);
+    let masked = pool.and(v, mask);
+    let flipped = pool.not(v);
+    for value in [v, sum, sum2, masked, flipped] {
         let bytes = store_bytes(&mut pool, value, 4);
         // Little-endian reload, nested to the right and to the left.
         let mut right = bytes[0];
@@ -301,6 +308,16 @@ fn comparisons_narrow_to_the_extended_width() {
     assert_eq!(pool.as_const(lt), Some(1));
     let e = pool.eq(z, big);
     assert_eq!(pool.as_const(e), Some(0));
+    // Equivalent patches give one expression: x > 4 and x >= 5, x <= 9 and x < 10, a - b == 0 and a == b.
+    let w = load(&mut pool, x, 0, 4);
+    let (four, five) = (pool.constant(32, 4), pool.constant(32, 5));
+    assert_eq!(pool.sgt(w, four), pool.sge(w, five));
+    assert_eq!(pool.ugt(w, four), pool.uge(w, five));
+    let (nine, ten) = (pool.constant(32, 9), pool.constant(32, 10));
+    assert_eq!(pool.sle(w, nine), pool.slt(w, ten));
+    let d = pool.sub(w, z);
+    let zero32 = pool.constant(32, 0);
+    assert_eq!(pool.eq(d, zero32), pool.eq(w, z));
     // C's `if (cond)` on a zero-extended comparison result comes back to the comparison.
     let cmp = pool.ult(b, c8);
     let widened = pool.zext(cmp, 32);
@@ -410,7 +427,7 @@ fn simplifier_is_sound_on_random_trees() {
     let mut checked = 0;
     for round in 0..4000 {
         let w = [1, 8, 16, 32, 64, 128, 3, 24][round % 8];
-        let tree = Tree::random(rng, w, 5);
+        let tree = Tree::random(rng, w, 5, BYTES);
         let e = tree.build(&mut pool, x);
         assert_eq!(pool.width(e), w);
         for _ in 0..16 {
@@ -430,7 +447,7 @@ fn substitution_is_sound_on_random_trees() {
     let (mut pool, x) = pool_with_input(BYTES);
     let rev = pool.revision();
     for _ in 0..500 {
-        let tree = Tree::random(rng, 32, 4);
+        let tree = Tree::random(rng, 32, 4, BYTES);
         let e = tree.build(&mut pool, x);
         let mixed = pool.add(e, rev);
         let r: u32 = rng.random_range(0..4);
@@ -440,5 +457,63 @@ fn substitution_is_sound_on_random_trees() {
         let mut a = assignment(x, &bytes);
         a.set_revision(r);
         assert_eq!(pool.eval(s, &a), pool.eval(mixed, &a));
+    }
+}
+
+#[test]
+fn select_simplification_is_sound_on_random_store_chains() {
+    // Reference: a byte vector updated store by store, read at the end.
+    let rng = &mut ChaCha8Rng::seed_from_u64(13);
+    let (mut pool, x) = pool_with_input(2);
+    for _ in 0..2000 {
+        let base: Vec<u8> = (0..6).map(|_| rng.random_range(0..3)).collect();
+        let input_base = rng.random_bool(0.3);
+        let mut arr = if input_base { pool.input_array(x) } else { pool.const_array(&base) };
+        // Index shapes: constants, x0, x0 + k, x1 (zero-extended to 64 bits).
+        let shapes: Vec<(u8, u64)> =
+            (0..rng.random_range(1..6)).map(|_| (rng.random_range(0..4), rng.random_range(0..6))).collect();
+        let index = |pool: &mut ExprPool, (shape, k): (u8, u64)| {
+            let byte = |pool: &mut ExprPool, i| {
+                let b = pool.read_input(x, i);
+                pool.zext(b, 64)
+            };
+            match shape {
+                0 => pool.constant(64, k as u128),
+                1 => byte(pool, 0),
+                2 => {
+                    let b = byte(pool, 0);
+                    let c = pool.constant(64, k as u128);
+                    pool.add(b, c)
+                }
+                _ => byte(pool, 1),
+            }
+        };
+        let concrete = |(shape, k): (u8, u64), bytes: &[u8]| match shape {
+            0 => k,
+            1 => bytes[0] as u64,
+            2 => bytes[0] as u64 + k,
+            _ => bytes[1] as u64,
+        };
+        let mut stores = Vec::new();
+        for &shape in &shapes[1..] {
+            let value: u8 = rng.random();
+            let i = index(&mut pool, shape);
+            let v = pool.constant(8, value as u128);
+            arr = pool.store(arr, i, v);
+            stores.push((shape, value));
+        }
+        let read = index(&mut pool, shapes[0]);
+        let e = pool.select(arr, read);
+        for _ in 0..8 {
+            let bytes = [rng.random_range(0..7), rng.random_range(0..7)];
+            let mut memory: Vec<u8> = if input_base { bytes.to_vec() } else { base.clone() };
+            memory.resize(16, 0);
+            for &(shape, value) in &stores {
+                memory[concrete(shape, &bytes) as usize] = value;
+            }
+            let want = memory[concrete(shapes[0], &bytes) as usize];
+            let got = pool.eval(e, &assignment(x, &bytes));
+            assert_eq!(got, want as u128, "{} on {bytes:?}", pool.display(e));
+        }
     }
 }

@@ -182,7 +182,6 @@ pub fn called_value(call: V) -> V {
     unsafe { LLVMGetCalledValue(call) }
 }
 
-
 pub fn called_function_type(call: V) -> T {
     unsafe { LLVMGetCalledFunctionType(call) }
 }

@@ -7,6 +7,7 @@ use inkwell::context::Context;
 use inkwell::llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef};
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind, LLVMValueKind};
 use inkwell::memory_buffer::MemoryBuffer;
+use num_bigint::{BigInt, BigUint};
 
 use super::llvm::{self, T, V};
 use super::*;
@@ -17,11 +18,29 @@ pub enum LoadError {
     Read { path: PathBuf, msg: String },
     #[error("{}: not LLVM bitcode that LLVM 19 can read: {msg}", path.display())]
     NotBitcode { path: PathBuf, msg: String },
+    #[error("{}: cannot link it into the program: {msg}", path.display())]
+    Link { path: PathBuf, msg: String },
     #[error("no function `{name}` defined in the module (choose another entry point)")]
     NoEntry { name: String },
 }
 
-pub(super) fn load(path: &Path) -> Result<Module, LoadError> {
+/// Loads `paths[0]` and links the others into it (weak definitions yield).
+pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
+    let ctx = Context::create();
+    let (first, rest) = paths.split_first().expect("at least one bitcode file");
+    let module = parse(&ctx, first)?;
+    for p in rest {
+        let other = parse(&ctx, p)?;
+        module
+            .link_in_module(other)
+            .map_err(|e| LoadError::Link { path: p.to_path_buf(), msg: e.to_string() })?;
+    }
+    let mut t = Translator::new(module.as_mut_ptr());
+    t.run();
+    Ok(t.out)
+}
+
+fn parse<'c>(ctx: &'c Context, path: &Path) -> Result<inkwell::module::Module<'c>, LoadError> {
     let buf = MemoryBuffer::create_from_file(path)
         .map_err(|e| LoadError::Read { path: path.to_path_buf(), msg: e.to_string() })?;
     if !buf.as_slice().starts_with(b"BC\xC0\xDE") && !buf.as_slice().starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
@@ -30,12 +49,8 @@ pub(super) fn load(path: &Path) -> Result<Module, LoadError> {
             msg: "the file does not start with the bitcode magic".into(),
         });
     }
-    let ctx = Context::create();
-    let module = inkwell::module::Module::parse_bitcode_from_buffer(&buf, &ctx)
-        .map_err(|e| LoadError::NotBitcode { path: path.to_path_buf(), msg: e.to_string() })?;
-    let mut t = Translator::new(module.as_mut_ptr());
-    t.run();
-    Ok(t.out)
+    inkwell::module::Module::parse_bitcode_from_buffer(&buf, ctx)
+        .map_err(|e| LoadError::NotBitcode { path: path.to_path_buf(), msg: e.to_string() })
 }
 
 struct Translator {
@@ -43,6 +58,7 @@ struct Translator {
     layout: llvm::Layout,
     out: Module,
     types: HashMap<T, TyId>,
+    type_ids: HashMap<Type, TyId>,
     consts: HashMap<V, ConstId>,
     const_ids: HashMap<ConstKey, ConstId>,
     funcs: HashMap<V, FuncId>,
@@ -71,6 +87,7 @@ impl Translator {
             layout: llvm::Layout::of(m),
             out: Module::default(),
             types: HashMap::new(),
+            type_ids: HashMap::new(),
             consts: HashMap::new(),
             const_ids: HashMap::new(),
             funcs: HashMap::new(),
@@ -107,7 +124,8 @@ impl Translator {
         for &g in &globals {
             let vt = llvm::global_value_type(g);
             let size = if llvm::is_sized(vt) { self.layout.alloc_size(vt) } else { 0 };
-            let align = llvm::alignment(g).max(if llvm::is_sized(vt) { self.layout.align(vt) } else { 1 }).max(1);
+            let align =
+                llvm::alignment(g).max(if llvm::is_sized(vt) { self.layout.align(vt) } else { 1 }).max(1);
             let addr = next.next_multiple_of(u64::from(align).max(16));
             next = addr + size.max(1) + GLOBAL_GAP;
             self.global_addrs.insert(g, addr);
@@ -166,6 +184,11 @@ impl Translator {
                 let n = (t.store_size as usize).min(out.len()).min(16);
                 out[..n].copy_from_slice(&v.to_le_bytes()[..n]);
             }
+            (Const::Big(limbs), _) => {
+                let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+                let n = (t.store_size as usize).min(out.len()).min(bytes.len());
+                out[..n].copy_from_slice(&bytes[..n]);
+            }
             (Const::Bytes(b), _) => {
                 let n = b.len().min(out.len());
                 out[..n].copy_from_slice(&b[..n]);
@@ -192,11 +215,14 @@ impl Translator {
     }
 
     fn intern_type(&mut self, kind: TypeKind, store_size: u64, alloc_size: u64, align: u32) -> TyId {
-        if let Some(i) = self.out.types.iter().position(|t| t.kind == kind) {
-            return TyId(i as u32);
+        let t = Type { kind, store_size, alloc_size, align };
+        if let Some(&id) = self.type_ids.get(&t) {
+            return id;
         }
-        self.out.types.push(Type { kind, store_size, alloc_size, align });
-        TyId(self.out.types.len() as u32 - 1)
+        let id = TyId(self.out.types.len() as u32);
+        self.out.types.push(t.clone());
+        self.type_ids.insert(t, id);
+        id
     }
 
     fn ty(&mut self, t: T) -> TyId {
@@ -239,14 +265,16 @@ impl Translator {
         } else {
             (0, 0, 1)
         };
-        // Struct kinds differ by field lists, so identical layouts intern together.
+        // Types with the same kind and layout share an id (packed and plain
+        // structs differ by their sizes and alignment).
         let id = self.intern_type(kind, store, alloc, align);
         self.types.insert(t, id);
         id
     }
 
     fn file(&mut self, dir: &str, file: &str) -> FileId {
-        let path = if file.starts_with('/') || dir.is_empty() { file.to_string() } else { format!("{dir}/{file}") };
+        let path =
+            if file.starts_with('/') || dir.is_empty() { file.to_string() } else { format!("{dir}/{file}") };
         let next = FileId(self.out.files.len() as u32);
         *self.files.entry(path.clone()).or_insert_with(|| {
             self.out.files.push(path);
@@ -276,9 +304,11 @@ impl Translator {
                 if w <= 64 {
                     Ok(Const::Int(u128::from(llvm::const_int_low(c))))
                 } else if w <= 128 {
-                    wide_int(&llvm::print(c), w).map(Const::Int)
+                    let v = wide_int(&llvm::print(c), w)?;
+                    Ok(Const::Int(v.try_into().unwrap_or(0)))
                 } else {
-                    Err(format!("integer constant wider than 128 bits (i{w})"))
+                    let v = wide_int(&llvm::print(c), w)?;
+                    Ok(Const::Big(v.to_u64_digits().into_boxed_slice()))
                 }
             }
             LLVMConstantFPValueKind => {
@@ -299,7 +329,8 @@ impl Translator {
                 _ => Const::Int(0),
             }),
             LLVMConstantDataArrayValueKind | LLVMConstantDataVectorValueKind
-                if matches!(self.out.ty(ty).kind, TypeKind::Array { .. }) && llvm::const_string(c).is_some() =>
+                if matches!(self.out.ty(ty).kind, TypeKind::Array { .. })
+                    && llvm::const_string(c).is_some() =>
             {
                 let bytes = llvm::const_string(c).unwrap_or_default();
                 Ok(Const::Bytes(bytes.into_boxed_slice()))
@@ -320,9 +351,11 @@ impl Translator {
                     .collect::<R<Vec<_>>>()?;
                 Ok(Const::Agg(elems.into_boxed_slice()))
             }
-            LLVMGlobalVariableValueKind => {
-                self.global_addrs.get(&c).map(|&a| Const::Int(u128::from(a))).ok_or_else(|| "unknown global".into())
-            }
+            LLVMGlobalVariableValueKind => self
+                .global_addrs
+                .get(&c)
+                .map(|&a| Const::Int(u128::from(a)))
+                .ok_or_else(|| "unknown global".into()),
             LLVMFunctionValueKind => {
                 let id = self.funcs[&c];
                 Ok(Const::Int(u128::from(Module::func_addr(id))))
@@ -445,7 +478,11 @@ impl Translator {
                     text: format!("{e}: `{}`", llvm::print(i)).into_boxed_str(),
                 });
                 let dst = cx.regs.get(&i).copied().unwrap_or(NO_REG);
-                let loc = llvm::debug_loc(i).map(|(dir, file, line, col)| SrcLoc { file: self.file(&dir, &file), line, col });
+                let loc = llvm::debug_loc(i).map(|(dir, file, line, col)| SrcLoc {
+                    file: self.file(&dir, &file),
+                    line,
+                    col,
+                });
                 body.insts.push(Inst { dst, op });
                 body.locs.push(loc);
             }
@@ -486,8 +523,10 @@ impl Translator {
             _ => id,
         };
         match self.out.ty(id).kind {
-            TypeKind::Int(w) if w <= 128 => Ok(w),
-            TypeKind::Int(w) => Err(format!("integers wider than 128 bits (i{w}) are not supported")),
+            TypeKind::Int(w) if w <= MAX_INT_WIDTH => Ok(w),
+            TypeKind::Int(w) => {
+                Err(format!("integers wider than {MAX_INT_WIDTH} bits (i{w}) are not supported"))
+            }
             TypeKind::Ptr => Ok(64),
             _ => Err("expected an integer type".into()),
         }
@@ -548,8 +587,8 @@ impl Translator {
                 Op::Switch { val, width, cases: cases.into_boxed_slice(), default }
             }
             LLVMUnreachable => Op::Unreachable,
-            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr
-            | LLVMAnd | LLVMOr | LLVMXor => {
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr
+            | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
                 let bop = match op {
                     LLVMAdd => BinOp::Add,
                     LLVMSub => BinOp::Sub,
@@ -676,14 +715,18 @@ impl Translator {
             }
             LLVMFreeze => Op::Copy { a: opnd(self, 0)? },
             LLVMCall => self.call(cx, i)?,
-            LLVMExtractValue => Op::ExtractValue { agg: opnd(self, 0)?, path: llvm::indices(i).into_boxed_slice() },
+            LLVMExtractValue => {
+                Op::ExtractValue { agg: opnd(self, 0)?, path: llvm::indices(i).into_boxed_slice() }
+            }
             LLVMInsertValue => Op::InsertValue {
                 agg: opnd(self, 0)?,
                 val: opnd(self, 1)?,
                 path: llvm::indices(i).into_boxed_slice(),
             },
             LLVMExtractElement => Op::ExtractElement { vec: opnd(self, 0)?, idx: opnd(self, 1)? },
-            LLVMInsertElement => Op::InsertElement { vec: opnd(self, 0)?, val: opnd(self, 1)?, idx: opnd(self, 2)? },
+            LLVMInsertElement => {
+                Op::InsertElement { vec: opnd(self, 0)?, val: opnd(self, 1)?, idx: opnd(self, 2)? }
+            }
             LLVMShuffleVector => Op::Shuffle {
                 a: opnd(self, 0)?,
                 b: opnd(self, 1)?,
@@ -696,7 +739,9 @@ impl Translator {
     /// Memory operations on types the memory model lays out byte by byte.
     fn check_memory_type(&self, ty: TyId) -> R<()> {
         match &self.out.ty(ty).kind {
-            TypeKind::Int(w) if *w > 128 => Err(format!("integers wider than 128 bits (i{w})")),
+            TypeKind::Int(w) if *w > MAX_INT_WIDTH => {
+                Err(format!("integers wider than {MAX_INT_WIDTH} bits (i{w})"))
+            }
             TypeKind::Int(_) | TypeKind::Ptr | TypeKind::Float | TypeKind::Double => Ok(()),
             TypeKind::OtherFloat(n) => Err(format!("floating-point type {n} is not supported")),
             TypeKind::Array { elem, .. } => self.check_memory_type(*elem),
@@ -823,15 +868,17 @@ impl Translator {
 
     /// `name` is the intrinsic's name without `llvm.`.
     fn intrinsic(&mut self, name: &str, call: V) -> R<Intrinsic> {
-        let arg_width = |s: &mut Self, k: u32| s.scalar_width(llvm::type_of(llvm::operand(call, k)));
+        let arg_width = |s: &mut Self, k: u32| match s.scalar_width(llvm::type_of(llvm::operand(call, k)))? {
+            w if w > 128 => Err(format!("llvm.{name} on integers wider than 128 bits")),
+            w => Ok(w),
+        };
         let ret_fkind = |s: &mut Self| s.fkind(llvm::type_of(call));
         let base = name.split('.').next().unwrap_or("");
         let second = name.split('.').nth(1).unwrap_or("");
         use Intrinsic as I;
         Ok(match base {
-            "lifetime" | "dbg" | "assume" | "prefetch" | "va_end" | "stackrestore" | "donothing" | "sideeffect" => {
-                I::Nop
-            }
+            "lifetime" | "dbg" | "assume" | "prefetch" | "va_end" | "stackrestore" | "donothing"
+            | "sideeffect" => I::Nop,
             "experimental" if name.starts_with("experimental.noalias.scope.decl") => I::Nop,
             "memcpy" => I::Memcpy,
             "memmove" => I::Memmove,
@@ -938,14 +985,13 @@ pub fn sext(v: u128, w: u32) -> i128 {
 }
 
 /// An integer wider than 64 bits, from its textual IR (`i128 -5`).
-fn wide_int(text: &str, w: u32) -> R<u128> {
+fn wide_int(text: &str, w: u32) -> R<BigUint> {
     let num = text.rsplit(' ').next().unwrap_or("");
-    let v = if let Some(neg) = num.strip_prefix('-') {
-        neg.parse::<u128>().map(|n| n.wrapping_neg())
-    } else {
-        num.parse::<u128>()
-    };
-    v.map(|v| mask(v, w)).map_err(|_| format!("cannot read integer constant `{text}`"))
+    let v: BigInt = num.parse().map_err(|_| format!("cannot read integer constant `{text}`"))?;
+    // Two's complement at width w.
+    let modulus = BigInt::from(1u8) << w;
+    let v = ((v % &modulus) + &modulus) % &modulus;
+    Ok(v.to_biguint().unwrap_or_default())
 }
 
 /// A double as an x87 80-bit extended value (exact: every double is one).

@@ -60,6 +60,10 @@ id_type!(
 /// A register slot of a function frame. Parameters come first.
 pub type Reg = u32;
 
+/// The widest integer type the engine runs; up to 128 bits integers may be
+/// symbolic, wider ones (bit-field storage of packed structs) only concrete.
+pub const MAX_INT_WIDTH: u32 = 4096;
+
 /// Where globals live: above the unmapped null page.
 pub const GLOBAL_BASE: u64 = 0x1_0000;
 /// Function "addresses": a region no object ever occupies, so that a function
@@ -70,7 +74,7 @@ pub const FUNC_STRIDE: u64 = 16;
 /// Bytes left free after every global, so an overflow lands outside objects.
 pub const GLOBAL_GAP: u64 = 64;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TypeKind {
     Void,
     Int(u32),
@@ -79,9 +83,18 @@ pub enum TypeKind {
     /// x86_fp80, fp128, half and friends: sized, but not computed on.
     OtherFloat(&'static str),
     Ptr,
-    Array { elem: TyId, len: u64 },
-    Vector { elem: TyId, len: u32 },
-    Struct { fields: Box<[TyId]>, offsets: Box<[u64]> },
+    Array {
+        elem: TyId,
+        len: u64,
+    },
+    Vector {
+        elem: TyId,
+        len: u32,
+    },
+    Struct {
+        fields: Box<[TyId]>,
+        offsets: Box<[u64]>,
+    },
     Func,
     Label,
     Metadata,
@@ -89,7 +102,7 @@ pub enum TypeKind {
 }
 
 /// A type with its layout from the module's data layout.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Type {
     pub kind: TypeKind,
     /// Bytes a load or store touches.
@@ -106,6 +119,8 @@ pub enum Const {
     Int(u128),
     /// Structs, arrays and vectors, element by element.
     Agg(Box<[Const]>),
+    /// An integer wider than 128 bits: 64-bit limbs, least significant first.
+    Big(Box<[u64]>),
     /// An `i8` array (string literals).
     Bytes(Box<[u8]>),
     /// `zeroinitializer`, `undef` and `poison` (all read as zero) of a type.
@@ -264,7 +279,10 @@ pub enum Intrinsic {
     Fshr(u32),
     FUnary(FUnary, FKind),
     CopySign(FKind),
-    FMinMax { max: bool, kind: FKind },
+    FMinMax {
+        max: bool,
+        kind: FKind,
+    },
     Fma(FKind),
     Reduce(Reduce, u32),
     VaStart,
@@ -296,42 +314,135 @@ pub enum Callee {
 
 #[derive(Debug, Clone)]
 pub enum Op {
-    Bin { op: BinOp, width: u32, a: Operand, b: Operand },
-    FBin { op: FBinOp, kind: FKind, a: Operand, b: Operand },
-    FNeg { kind: FKind, a: Operand },
-    ICmp { pred: IPred, width: u32, a: Operand, b: Operand },
-    FCmp { pred: FPred, kind: FKind, a: Operand, b: Operand },
-    Select { cond: Operand, t: Operand, f: Operand },
+    Bin {
+        op: BinOp,
+        width: u32,
+        a: Operand,
+        b: Operand,
+    },
+    FBin {
+        op: FBinOp,
+        kind: FKind,
+        a: Operand,
+        b: Operand,
+    },
+    FNeg {
+        kind: FKind,
+        a: Operand,
+    },
+    ICmp {
+        pred: IPred,
+        width: u32,
+        a: Operand,
+        b: Operand,
+    },
+    FCmp {
+        pred: FPred,
+        kind: FKind,
+        a: Operand,
+        b: Operand,
+    },
+    Select {
+        cond: Operand,
+        t: Operand,
+        f: Operand,
+    },
     /// Integer and pointer widths in bits; floats by kind (`from`/`to` are
     /// then 32 or 64).
-    Cast { op: CastOp, from: u32, to: u32, a: Operand },
+    Cast {
+        op: CastOp,
+        from: u32,
+        to: u32,
+        a: Operand,
+    },
     /// A bitcast that changes shape (vector <-> integer, vector <-> vector):
     /// through the in-memory byte image.
-    Reshape { from: TyId, to: TyId, a: Operand },
-    Alloca { elem_size: u64, count: Operand, count_width: u32, align: u32 },
-    Load { ty: TyId, ptr: Operand },
-    Store { ty: TyId, val: Operand, ptr: Operand },
+    Reshape {
+        from: TyId,
+        to: TyId,
+        a: Operand,
+    },
+    Alloca {
+        elem_size: u64,
+        count: Operand,
+        count_width: u32,
+        align: u32,
+    },
+    Load {
+        ty: TyId,
+        ptr: Operand,
+    },
+    Store {
+        ty: TyId,
+        val: Operand,
+        ptr: Operand,
+    },
     /// `base + offset + sum(sext(index) * scale)`.
-    Gep { base: Operand, offset: i64, indices: Box<[(Operand, u32, i64)]> },
+    Gep {
+        base: Operand,
+        offset: i64,
+        indices: Box<[(Operand, u32, i64)]>,
+    },
     /// `byval` lists (argument, size, align) of arguments passed by value in
     /// memory; `vararg_tys` are the types of the arguments past the called
     /// type's fixed parameters.
-    Call { callee: Callee, args: Box<[Operand]>, ret: TyId, byval: Box<[(u32, u64, u32)]>, vararg_tys: Box<[TyId]> },
-    ExtractValue { agg: Operand, path: Box<[u32]> },
-    InsertValue { agg: Operand, val: Operand, path: Box<[u32]> },
-    ExtractElement { vec: Operand, idx: Operand },
-    InsertElement { vec: Operand, val: Operand, idx: Operand },
+    Call {
+        callee: Callee,
+        args: Box<[Operand]>,
+        ret: TyId,
+        byval: Box<[(u32, u64, u32)]>,
+        vararg_tys: Box<[TyId]>,
+    },
+    ExtractValue {
+        agg: Operand,
+        path: Box<[u32]>,
+    },
+    InsertValue {
+        agg: Operand,
+        val: Operand,
+        path: Box<[u32]>,
+    },
+    ExtractElement {
+        vec: Operand,
+        idx: Operand,
+    },
+    InsertElement {
+        vec: Operand,
+        val: Operand,
+        idx: Operand,
+    },
     /// `mask[i]` selects from the concatenation of `a` and `b`; `None` is undef.
-    Shuffle { a: Operand, b: Operand, mask: Box<[Option<u32>]> },
+    Shuffle {
+        a: Operand,
+        b: Operand,
+        mask: Box<[Option<u32>]>,
+    },
     /// freeze, and identity casts.
-    Copy { a: Operand },
-    Br { edge: Edge },
-    CondBr { cond: Operand, t: Edge, f: Edge },
-    Switch { val: Operand, width: u32, cases: Box<[(u128, Edge)]>, default: Edge },
-    Ret { val: Option<Operand> },
+    Copy {
+        a: Operand,
+    },
+    Br {
+        edge: Edge,
+    },
+    CondBr {
+        cond: Operand,
+        t: Edge,
+        f: Edge,
+    },
+    Switch {
+        val: Operand,
+        width: u32,
+        cases: Box<[(u128, Edge)]>,
+        default: Edge,
+    },
+    Ret {
+        val: Option<Operand>,
+    },
     Unreachable,
     /// Reaching it ends the state with this text and the instruction's location.
-    Unsupported { text: Box<str> },
+    Unsupported {
+        text: Box<str>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -410,7 +521,19 @@ pub struct Module {
 impl Module {
     /// Reads and translates a bitcode file.
     pub fn load(path: &std::path::Path) -> Result<Module, LoadError> {
-        load::load(path)
+        load::load(&[path])
+    }
+
+    /// Reads a program's bitcode, links libraries' bitcode into it (such as
+    /// the libc model; weak definitions yield to the program's), and
+    /// translates the result.
+    pub fn load_linked(
+        program: &std::path::Path,
+        libraries: &[&std::path::Path],
+    ) -> Result<Module, LoadError> {
+        let mut all = vec![program];
+        all.extend_from_slice(libraries);
+        load::load(&all)
     }
 
     pub fn func(&self, id: FuncId) -> &Function {
@@ -440,7 +563,7 @@ impl Module {
             return None;
         }
         let idx = off / FUNC_STRIDE;
-        (idx < self.funcs.len() as u64).then(|| FuncId(idx as u32))
+        (idx < self.funcs.len() as u64).then_some(FuncId(idx as u32))
     }
 
     /// `file:line:col` of an instruction, if it has debug info.

@@ -14,11 +14,11 @@
 //! themselves are satisfiable (they are a feasible path condition), which is what lets independence drop
 //! unrelated constraints. `check` and `get_model` assume nothing.
 
+mod backend;
 mod cache;
 mod independence;
 #[cfg(test)]
 mod tests;
-mod z3;
 
 use std::fmt;
 use std::rc::Rc;
@@ -171,7 +171,7 @@ pub struct Solver {
     vars: VarIndex,
     query_cache: QueryCache,
     cex_cache: CexCache,
-    z3: z3::Z3Backend,
+    z3: backend::Z3Backend,
     stats: SolverStats,
 }
 
@@ -183,7 +183,7 @@ impl Solver {
             vars: VarIndex::default(),
             query_cache: QueryCache::default(),
             cex_cache: CexCache::default(),
-            z3: z3::Z3Backend::default(),
+            z3: backend::Z3Backend::default(),
             stats: SolverStats::default(),
         }
     }

@@ -20,44 +20,66 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// Bitcode as `psychic` builds it (`-O0 -g`, no optnone), or at `-O2` with
 /// `opt2`; extra flags (such as csmith's include path) go first.
 pub fn bitcode(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!("{}{}.bc", src.file_stem().unwrap().to_string_lossy(), if opt2 { "-O2" } else { "" }));
-    let tc = toolchain();
+    let out = output(src, dir, opt2, "bc");
     if !opt2 && extra.is_empty() {
-        tc.bitcode(src, &out).unwrap_or_else(|e| panic!("{e}"));
+        toolchain().bitcode(src, &out).unwrap_or_else(|e| panic!("{e}"));
         return out;
     }
-    let mut cmd = Command::new(tc.clang());
-    cmd.arg("-I").arg(tc.include_dir()).args(extra);
-    cmd.args(["-c", "-emit-llvm", "-g"]);
-    if opt2 {
-        cmd.arg("-O2");
-    } else {
-        cmd.args(["-O0", "-Xclang", "-disable-O0-optnone"]);
-    }
-    cmd.arg("-o").arg(&out).arg(src);
-    let st = cmd.output().expect("run clang");
-    assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
+    let level: &[&str] = if opt2 { &["-O2"] } else { &["-O0", "-Xclang", "-disable-O0-optnone"] };
+    clang(src, &out, extra, &[&["-c", "-emit-llvm", "-g"], level].concat());
     out
 }
 
-/// A native build of `src`, linked with psychic's replay runtime; at `-O2`
-/// with `opt2`.
+/// A native build of `src`, linked with psychic's replay runtime when
+/// plain, at `-O2` with `opt2` (csmith programs and plain C need no runtime).
 pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!("{}{}.native", src.file_stem().unwrap().to_string_lossy(), if opt2 { "-O2" } else { "" }));
-    let tc = toolchain();
+    let out = output(src, dir, opt2, "native");
     if !opt2 && extra.is_empty() {
-        tc.native(src, &out, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        toolchain().native(src, &out, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
         return out;
     }
-    // The replay runtime is only needed by programs that use the KLEE API;
-    // csmith programs and plain C link without it.
-    let mut cmd = Command::new(tc.clang());
-    cmd.arg("-I").arg(tc.include_dir()).args(extra);
-    cmd.arg(if opt2 { "-O2" } else { "-O0" });
-    cmd.arg("-o").arg(&out).arg(src);
-    let st = cmd.output().expect("run clang");
-    assert!(st.status.success(), "clang failed on {}: {}", src.display(), String::from_utf8_lossy(&st.stderr));
+    clang(src, &out, extra, &[if opt2 { "-O2" } else { "-O0" }]);
     out
+}
+
+/// A native build linked with libm (after the source, where the linker
+/// needs it).
+pub fn native_with_libm(src: &Path, dir: &Path, opt2: bool) -> PathBuf {
+    let out = output(src, dir, opt2, "native");
+    clang_with(src, &out, &[], &[if opt2 { "-O2" } else { "-O0" }], &["-lm"]);
+    out
+}
+
+fn output(src: &Path, dir: &Path, opt2: bool, ext: &str) -> PathBuf {
+    let stem = src.file_stem().unwrap().to_string_lossy();
+    dir.join(format!("{stem}{}.{ext}", if opt2 { "-O2" } else { "" }))
+}
+
+fn clang(src: &Path, out: &Path, extra: &[&str], args: &[&str]) {
+    clang_with(src, out, extra, args, &[]);
+}
+
+/// clang with psychic's include path: `extra` and `args` before the source,
+/// `libs` after it.
+fn clang_with(src: &Path, out: &Path, extra: &[&str], args: &[&str], libs: &[&str]) {
+    let tc = toolchain();
+    let st = Command::new(tc.clang())
+        .arg("-I")
+        .arg(tc.include_dir())
+        .args(extra)
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg(src)
+        .args(libs)
+        .output()
+        .expect("run clang");
+    assert!(
+        st.status.success(),
+        "clang failed on {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&st.stderr)
+    );
 }
 
 use psychic::exec::{ExecConfig, Executor, HaltedPath, OutputEvent, RunSummary, Stream, Termination};
@@ -87,7 +109,10 @@ pub fn stdout_of(p: &HaltedPath) -> Vec<u8> {
 }
 
 /// `Some(status)` for an exit with a concrete status.
-pub fn exit_status(p: &HaltedPath, pool_const: impl Fn(psychic::expr::ExprId) -> Option<u128>) -> Option<i32> {
+pub fn exit_status(
+    p: &HaltedPath,
+    pool_const: impl Fn(psychic::expr::ExprId) -> Option<u128>,
+) -> Option<i32> {
     match &p.termination {
         Termination::Exit { status } => pool_const(*status).map(|s| s as u32 as i32),
         _ => None,
@@ -114,7 +139,11 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
             continue;
         }
         let arrays: Vec<_> = p.symbolics.iter().map(|s| s.array).collect();
-        let model = ex.solver.get_model(&ex.pool, &p.constraints, &arrays).unwrap().expect("a halted path is feasible");
+        let model = ex
+            .solver
+            .get_model(&ex.pool, &p.constraints, &arrays)
+            .unwrap()
+            .expect("a halted path is feasible");
         let mut assignment = Assignment::new();
         let mut kt = KTest { args: vec!["program".into()], ..KTest::default() };
         for (s, bytes) in p.symbolics.iter().zip(model) {
@@ -135,7 +164,12 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
             match &p.termination {
                 Termination::Exit { status } => {
                     let s = ex.pool.eval(*status, &assignment) as i32 & 0xff;
-                    assert_eq!(out.exit_status, Some(s), "path {i} revision {r}: {kt:?} {}", out.status_text());
+                    assert_eq!(
+                        out.exit_status,
+                        Some(s),
+                        "path {i} revision {r}: {kt:?} {}",
+                        out.status_text()
+                    );
                     assert_eq!(
                         String::from_utf8_lossy(&out.stdout),
                         String::from_utf8_lossy(&expected),
@@ -143,7 +177,11 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
                     );
                 }
                 Termination::Error { kind, .. } => {
-                    assert!(out.signal.is_some(), "path {i} ({kind}) revision {r}: native {} on {kt:?}", out.status_text());
+                    assert!(
+                        out.signal.is_some(),
+                        "path {i} ({kind}) revision {r}: native {} on {kt:?}",
+                        out.status_text()
+                    );
                 }
                 _ => unreachable!(),
             }

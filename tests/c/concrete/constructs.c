@@ -18,6 +18,18 @@ struct Node {
   struct Node *next;
 };
 
+/* Same field offsets, different sizes: distinct types. */
+struct __attribute__((packed)) P12 {
+  long long a;
+  int b;
+};
+struct U16 {
+  long long a;
+  int b;
+};
+static struct P12 p12[3] = {{1, 2}, {3, 4}, {5, 6}};
+static struct U16 u16[3] = {{7, 8}, {9, 10}, {11, 12}};
+
 union Pun {
   float f;
   uint32_t u;
@@ -135,6 +147,8 @@ int main(void) {
   int sum = 0;
   for (struct Node *n = &n1; n; n = n->next) sum += n->value;
   printf("list %d\n", sum);
+  volatile int two = 2;
+  printf("pk %d %d %lld %zu %zu\n", p12[two].b, u16[two].b, p12[two - 1].a, sizeof p12, sizeof u16);
   struct Packed p;
   memset(&p, 0, sizeof p);
   p.c = 'x';
