@@ -89,6 +89,9 @@ pub struct Differentiator<'a> {
     pub stats: DiffStats,
     /// An I/O failure during confirmation; the run stops and reports it.
     pub error: Option<std::io::Error>,
+    /// Time spent in native replay.
+    pub confirm_time: Duration,
+    saw_input: bool,
 }
 
 impl<'a> Differentiator<'a> {
@@ -107,7 +110,14 @@ impl<'a> Differentiator<'a> {
             tests: Vec::new(),
             stats: DiffStats::default(),
             error: None,
+            confirm_time: Duration::ZERO,
+            saw_input: false,
         }
+    }
+
+    /// Some path made a symbolic input: without one, there is nothing to vary.
+    pub fn saw_input(&self) -> bool {
+        self.saw_input
     }
 
     /// Every pair of revisions is told apart: nothing more to learn.
@@ -186,9 +196,11 @@ impl<'a> Differentiator<'a> {
         let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
         ktest.write(&candidate).map_err(std::io::Error::other)?;
         let input = TestInput { ktest: candidate.clone(), args: Vec::new(), stdin: Vec::new() };
+        let started = std::time::Instant::now();
         let row = confirm::replay_all(self.binary, self.revisions, &[input], self.cfg.replay_timeout, self.cfg.jobs)?
             .pop()
             .expect("one test in, one row out");
+        self.confirm_time += started.elapsed();
         let classes = confirm::classes(&row, self.cfg.outputs);
         let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
         if !confirmed {
@@ -209,6 +221,7 @@ impl<'a> Differentiator<'a> {
 
 impl HaltObserver for Differentiator<'_> {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+        self.saw_input |= !path.symbolics.is_empty();
         if matches!(path.termination, Termination::Silent | Termination::Early { .. }) {
             return Control::Continue;
         }

@@ -205,6 +205,9 @@ impl<'m> Executor<'m> {
     }
 
     fn limit_reached(&self, start: Instant, steps: u64) -> Option<String> {
+        if self.cfg.interrupt.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Some("interrupted".into());
+        }
         if let Some(t) = self.cfg.max_time
             && start.elapsed() >= t
         {

@@ -19,6 +19,8 @@ mod special;
 pub mod state;
 pub mod value;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub use executor::Executor;
@@ -77,6 +79,8 @@ pub struct ExecConfig {
     pub keep_paths: bool,
     /// Call depth at which a path ends with a stack-overflow error.
     pub max_stack_frames: usize,
+    /// Set from outside (Ctrl-C) to stop the run as a limit would.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for ExecConfig {
@@ -97,6 +101,7 @@ impl Default for ExecConfig {
             revisions: None,
             keep_paths: true,
             max_stack_frames: 10_000,
+            interrupt: None,
         }
     }
 }
