@@ -9,3 +9,4 @@ pub mod compile;
 pub mod ktest;
 pub mod replay;
 pub mod runtime;
+pub mod unify;
