@@ -149,7 +149,7 @@ fn finish(
         let role = if s.index == 0 { " (original)" } else { "" };
         header.push_str(&format!(" *   revision {}: {}{role}\n", s.index, s.name.replace("*/", "*\\/")));
     }
-    header.push_str(" * A meta branch runs the code of revision R where __klee_meta(SITE) == R.\n */");
+    header.push_str(" * Each meta branch compares __klee_meta with the revision numbers and runs their code.\n */");
     let printed = emit::print(ctx, file, &header, n);
     let renamed: Vec<Renamed> = maps
         .iter()
