@@ -77,7 +77,12 @@ pub fn unify(a: UnifyArgs) -> Result<ExitCode> {
         tmp.persist(path).with_context(|| format!("{}: cannot write", path.display()))?;
     }
     if let Some(path) = &a.output {
-        eprintln!("psychic: {} revisions, {} sites -> {}", meta.revisions.len(), meta.sites.len(), path.display());
+        eprintln!(
+            "psychic: {} revisions, {} sites -> {}",
+            meta.revisions.len(),
+            meta.sites.len(),
+            path.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -85,7 +90,8 @@ pub fn unify(a: UnifyArgs) -> Result<ExitCode> {
 /// A temporary file beside `path` holding `bytes`, to be renamed over it.
 fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("{}: cannot write", path.display()))?;
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("{}: cannot write", path.display()))?;
     tmp.write_all(bytes).with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(tmp)
 }

@@ -85,7 +85,8 @@ pub(crate) fn align(seqs: &[Vec<Keys>]) -> Vec<Slot> {
     for k in 1..n {
         // A slot is represented by its first member.
         let rep = |s: &Slot| {
-            let (seq, &i) = s.iter().enumerate().find_map(|(q, m)| m.as_ref().map(|i| (q, i))).expect("no empty slots");
+            let (seq, &i) =
+                s.iter().enumerate().find_map(|(q, m)| m.as_ref().map(|i| (q, i))).expect("no empty slots");
             seqs[seq][i]
         };
         let old_keys: Vec<u64> = slots.iter().map(|s| rep(s).key).collect();
@@ -151,8 +152,11 @@ mod tests {
     #[test]
     fn pairs_same_kind_and_keeps_order() {
         // rev 0: a b c; rev 1: a b' d c (b' same kind as b); rev 2: a d c.
-        let seqs =
-            vec![keys(&[(1, 1), (2, 2), (3, 3)]), keys(&[(1, 1), (5, 2), (4, 4), (3, 3)]), keys(&[(1, 1), (4, 4), (3, 3)])];
+        let seqs = vec![
+            keys(&[(1, 1), (2, 2), (3, 3)]),
+            keys(&[(1, 1), (5, 2), (4, 4), (3, 3)]),
+            keys(&[(1, 1), (4, 4), (3, 3)]),
+        ];
         let slots = align(&seqs);
         assert_eq!(
             slots,

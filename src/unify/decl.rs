@@ -49,7 +49,9 @@ pub(crate) fn declarator_name(node: Node) -> Option<Node> {
 /// Whether the declarator declares a function (not a pointer to one).
 pub(crate) fn declares_function(node: Node) -> bool {
     match node.kind() {
-        "function_declarator" => node.child_by_field_name("declarator").is_none_or(|d| declarator_name(d) == Some(d)),
+        "function_declarator" => {
+            node.child_by_field_name("declarator").is_none_or(|d| declarator_name(d) == Some(d))
+        }
         "init_declarator" | "attributed_declarator" | "pointer_declarator" => {
             node.child_by_field_name("declarator").is_some_and(declares_function)
         }
@@ -107,7 +109,10 @@ fn specifier_names<'t>(rev: &Rev, spec: Node<'t>, out: &mut Vec<(Name, Node<'t>)
 
 /// The storage class of a declaration (`static`, `extern`, ...), if any.
 pub(crate) fn storage_class<'a>(text: &'a str, node: Node) -> Option<&'a str> {
-    named_children(node).into_iter().find(|c| c.kind() == "storage_class_specifier").map(|c| &text[c.byte_range()])
+    named_children(node)
+        .into_iter()
+        .find(|c| c.kind() == "storage_class_specifier")
+        .map(|c| &text[c.byte_range()])
 }
 
 /// Typedef names of the C library that name scalar types.
@@ -189,7 +194,8 @@ pub(crate) fn lookup<'t>(rev: &Rev, at: Node<'t>, name: &str) -> Option<(Node<'t
     while let Some(parent) = cur.parent() {
         match parent.kind() {
             "compound_statement" | "case_statement" | "translation_unit" => {
-                let before = named_children(parent).into_iter().take_while(|c| c.id() != cur.id()).collect::<Vec<_>>();
+                let before =
+                    named_children(parent).into_iter().take_while(|c| c.id() != cur.id()).collect::<Vec<_>>();
                 if let Some(hit) = before.into_iter().rev().find_map(find) {
                     return Some(hit);
                 }

@@ -55,7 +55,10 @@ pub(crate) fn print(ctx: &Ctx, file: &FileMerge, header: &str, revisions: usize)
                 let r = &ctx.revs[e.rev];
                 let body = e.node.child_by_field_name("body").map_or(e.node.end_byte(), |b| b.start_byte());
                 let sig = r.src(e.node.start_byte()..body).trim_end();
-                p.put(&format!("{sig}; /* moved by some revisions; defined below */"), &[(e.rev, r.line(e.start))]);
+                p.put(
+                    &format!("{sig}; /* moved by some revisions; defined below */"),
+                    &[(e.rev, r.line(e.start))],
+                );
             }
         }
         if i + 1 == file.decl_at {
@@ -83,11 +86,12 @@ fn first_pos(item: &Item) -> (usize, usize) {
 
 fn function_name(ctx: &Ctx, item: &Item) -> String {
     match item {
-        Item::Shared(es) | Item::Split { elems: es, .. } if es[0].node.kind() == "function_definition" => es[0]
-            .node
-            .child_by_field_name("declarator")
-            .and_then(super::decl::declarator_name)
-            .map_or_else(String::new, |n| ctx.revs[es[0].rev].text_of(n).to_string()),
+        Item::Shared(es) | Item::Split { elems: es, .. } if es[0].node.kind() == "function_definition" => es
+            [0]
+        .node
+        .child_by_field_name("declarator")
+        .and_then(super::decl::declarator_name)
+        .map_or_else(String::new, |n| ctx.revs[es[0].rev].text_of(n).to_string()),
         _ => String::new(),
     }
 }
@@ -251,7 +255,11 @@ impl Printer<'_, '_> {
     /// The indentation `e` has in its revision and the one it gets here.
     fn indents(&self, e: &Elem, extra: usize, inline: bool) -> (String, String) {
         let from = self.rev(e.rev).line_indent(e.start).to_string();
-        let to = if inline { format!("{from}{}", self.unit.repeat(extra)) } else { self.target(e.rev, e.start, extra) };
+        let to = if inline {
+            format!("{from}{}", self.unit.repeat(extra))
+        } else {
+            self.target(e.rev, e.start, extra)
+        };
         (from, to)
     }
 
@@ -291,7 +299,8 @@ impl Printer<'_, '_> {
                     self.put(&format!("\n{to}"), &[]);
                     self.src(&text, &[(rev, first, last)]);
                 }
-                let close = format!("{}{}", self.rev(rev).line_indent(body.close_at), self.unit.repeat(extra));
+                let close =
+                    format!("{}{}", self.rev(rev).line_indent(body.close_at), self.unit.repeat(extra));
                 let line = self.rev(rev).line(body.close_at);
                 self.put(&format!("\n{close}}}"), &[(rev, line)]);
             }
@@ -390,7 +399,8 @@ impl Printer<'_, '_> {
                 Some((r, node)) => {
                     let rev = self.rev(r);
                     let from = rev.line_indent(node.start_byte()).to_string();
-                    let text = reindent(rev.text_of(node), &from, &format!("{from}{}", self.unit.repeat(extra)));
+                    let text =
+                        reindent(rev.text_of(node), &from, &format!("{from}{}", self.unit.repeat(extra)));
                     let origins: Vec<(usize, usize, usize)> = site
                         .spans
                         .iter()

@@ -37,9 +37,7 @@ pub enum UnifyError {
     #[error("{}:{line}:1: hunk {header} does not apply to {target}: {detail}", diff.display())]
     HunkMismatch { diff: PathBuf, line: usize, header: String, target: String, detail: String },
 
-    #[error(
-        "{orig}:1:1: only one revision; give the original and at least one patched file or --diff"
-    )]
+    #[error("{orig}:1:1: only one revision; give the original and at least one patched file or --diff")]
     OneRevision { orig: String },
 
     /// A difference in preprocessor directives that psychic cannot merge safely.

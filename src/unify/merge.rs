@@ -156,8 +156,12 @@ impl<'t> Ctx<'t> {
                     toks(x.child_by_field_name("left")),
                     toks(x.child_by_field_name("operator"))
                 ),
-                Some(x) if x.kind() == "update_expression" => format!("update {}", toks(x.child_by_field_name("argument"))),
-                Some(x) if x.kind() == "call_expression" => format!("call {}", toks(x.child_by_field_name("function"))),
+                Some(x) if x.kind() == "update_expression" => {
+                    format!("update {}", toks(x.child_by_field_name("argument")))
+                }
+                Some(x) if x.kind() == "call_expression" => {
+                    format!("call {}", toks(x.child_by_field_name("function")))
+                }
                 _ => "expr".to_string(),
             },
             "declaration" => format!(
@@ -202,7 +206,12 @@ impl<'t> Ctx<'t> {
     pub fn merge_seq(&self, seqs: &[Seq<'t>]) -> Result<Vec<Item<'t>>, Unmergeable> {
         let keys: Vec<Vec<Keys>> = seqs
             .iter()
-            .map(|s| s.elems.iter().map(|e| Keys { key: self.key_of(e.rev, e.node), kind: self.kind_of(e) }).collect())
+            .map(|s| {
+                s.elems
+                    .iter()
+                    .map(|e| Keys { key: self.key_of(e.rev, e.node), kind: self.kind_of(e) })
+                    .collect()
+            })
             .collect();
         let slots = align(&keys);
         let member = |slot: &Slot, p: usize| slot[p].map(|i| seqs[p].elems[i]);
@@ -251,7 +260,8 @@ impl<'t> Ctx<'t> {
             if !names.is_empty() {
                 for j in core_end..slots.len() {
                     let uses = (0..seqs.len()).any(|p| {
-                        member(&slots[j], p).is_some_and(|e| super::parse::mentions(&self.rev(e.rev).text, e.node, &names))
+                        member(&slots[j], p)
+                            .is_some_and(|e| super::parse::mentions(&self.rev(e.rev).text, e.node, &names))
                     });
                     if uses {
                         slots[end..=j].iter().for_each(|s| declared(s, &mut names));
@@ -304,7 +314,8 @@ impl<'t> Ctx<'t> {
             items.extend(self.merge_seq(&rest)?);
             return Ok(items);
         }
-        let whole: Vec<Vec<Elem<'t>>> = core.iter().zip(&ext).map(|(c, e)| c.iter().chain(e).copied().collect()).collect();
+        let whole: Vec<Vec<Elem<'t>>> =
+            core.iter().zip(&ext).map(|(c, e)| c.iter().chain(e).copied().collect()).collect();
         let spans = whole
             .iter()
             .enumerate()
@@ -322,7 +333,10 @@ impl<'t> Ctx<'t> {
         let mut variants = Vec::new();
         for (_, ps) in groups {
             let sub: Vec<Seq<'t>> = ps.iter().map(|&p| seq_of(p, whole[p].clone())).collect();
-            variants.push(Variant { revs: ps.iter().map(|&p| seqs[p].rev).collect(), items: self.merge_seq(&sub)? });
+            variants.push(Variant {
+                revs: ps.iter().map(|&p| seqs[p].rev).collect(),
+                items: self.merge_seq(&sub)?,
+            });
         }
         let kind = if returns { SiteKind::ReturnValue } else { SiteKind::Statement };
         Ok(vec![Item::Site(StmtSite { kind, variants, spans, indent_at })])
@@ -332,11 +346,15 @@ impl<'t> Ctx<'t> {
     /// replaced whole.
     fn split(&self, es: &[Elem<'t>]) -> Result<Option<Item<'t>>, Unmergeable> {
         let nodes: Vec<(usize, Node<'t>)> = es.iter().map(|e| (e.rev, e.node)).collect();
-        let field = |f: &str| -> Vec<Option<Node<'t>>> { nodes.iter().map(|(_, n)| n.child_by_field_name(f)).collect() };
+        let field = |f: &str| -> Vec<Option<Node<'t>>> {
+            nodes.iter().map(|(_, n)| n.child_by_field_name(f)).collect()
+        };
         let rep = nodes[0].1;
         let mut holes = Vec::new();
         match rep.kind() {
-            "compound_statement" => holes.push(Hole { range: rep.byte_range(), fill: Fill::Body(self.block(&nodes)?) }),
+            "compound_statement" => {
+                holes.push(Hole { range: rep.byte_range(), fill: Fill::Body(self.block(&nodes)?) })
+            }
             "if_statement" => {
                 holes.extend(self.paren_condition(&nodes, field("condition")));
                 holes.extend(self.body_hole(&nodes, field("consequence"), false)?);
@@ -376,7 +394,12 @@ impl<'t> Ctx<'t> {
                 let start = seqs[0].anchor;
                 holes.push(Hole {
                     range: start..rep.end_byte(),
-                    fill: Fill::Body(Body { items: self.merge_seq(&seqs)?, shape: Shape::Lines, trailer: None, close_at: start }),
+                    fill: Fill::Body(Body {
+                        items: self.merge_seq(&seqs)?,
+                        shape: Shape::Lines,
+                        trailer: None,
+                        close_at: start,
+                    }),
                 });
             }
             "labeled_statement" => {
@@ -385,7 +408,11 @@ impl<'t> Ctx<'t> {
                 }
                 let inner = nodes
                     .iter()
-                    .map(|(_, n)| named_children(*n).into_iter().find(|c| !matches!(c.kind(), "statement_identifier" | "comment")))
+                    .map(|(_, n)| {
+                        named_children(*n)
+                            .into_iter()
+                            .find(|c| !matches!(c.kind(), "statement_identifier" | "comment"))
+                    })
                     .collect();
                 holes.extend(self.body_hole(&nodes, inner, false)?);
             }
@@ -467,7 +494,8 @@ impl<'t> Ctx<'t> {
         }
         let compound = |b: &Option<Node>| b.is_some_and(|b| b.kind() == "compound_statement");
         if bodies.iter().all(compound) {
-            let pairs: Vec<(usize, Node<'t>)> = nodes.iter().zip(&bodies).map(|((r, _), b)| (*r, b.expect("all"))).collect();
+            let pairs: Vec<(usize, Node<'t>)> =
+                nodes.iter().zip(&bodies).map(|((r, _), b)| (*r, b.expect("all"))).collect();
             return Ok(Some(Hole { range: pairs[0].1.byte_range(), fill: Fill::Body(self.block(&pairs)?) }));
         }
         let seqs: Vec<Seq<'t>> = nodes
@@ -475,7 +503,11 @@ impl<'t> Ctx<'t> {
             .zip(&bodies)
             .map(|(&(rev, owner), body)| match body {
                 Some(b) if b.kind() == "compound_statement" => self.block_seq(rev, *b).0,
-                Some(b) => Seq { rev, elems: vec![Elem { rev, node: *b, start: b.start_byte(), end: b.end_byte() }], anchor: b.start_byte() },
+                Some(b) => Seq {
+                    rev,
+                    elems: vec![Elem { rev, node: *b, start: b.start_byte(), end: b.end_byte() }],
+                    anchor: b.start_byte(),
+                },
                 None => Seq { rev, elems: Vec::new(), anchor: owner.end_byte() },
             })
             .collect();
@@ -486,9 +518,12 @@ impl<'t> Ctx<'t> {
             && !matches!(items[0], Item::Site(_));
         let (range, shape, close_at, trailer) = match bodies[0] {
             Some(b) if inline => (b.byte_range(), Shape::Inline, owner.start_byte(), None),
-            Some(b) if b.kind() == "compound_statement" => {
-                (b.byte_range(), Shape::Braced { lead: "" }, b.end_byte() - 1, self.block_seq(nodes[0].0, b).1)
-            }
+            Some(b) if b.kind() == "compound_statement" => (
+                b.byte_range(),
+                Shape::Braced { lead: "" },
+                b.end_byte() - 1,
+                self.block_seq(nodes[0].0, b).1,
+            ),
             Some(b) => {
                 let start = b.prev_sibling().map_or(b.start_byte(), |p| p.end_byte());
                 (start..b.end_byte(), Shape::Braced { lead: " " }, owner.start_byte(), None)
@@ -514,7 +549,8 @@ impl<'t> Ctx<'t> {
         let semis = |n: Node<'t>| children(n).into_iter().filter(|c| c.kind() == ";").collect::<Vec<_>>();
         let mut holes = Vec::new();
         if inits.iter().all(is_decl) {
-            let decls: Vec<(usize, Node<'t>)> = nodes.iter().zip(&inits).map(|((r, _), i)| (*r, i.expect("all"))).collect();
+            let decls: Vec<(usize, Node<'t>)> =
+                nodes.iter().zip(&inits).map(|((r, _), i)| (*r, i.expect("all"))).collect();
             match self.initializer_holes(&decls) {
                 Some(h) => holes.extend(h),
                 None if self.all_equal(nodes, &inits) => {}
@@ -525,7 +561,12 @@ impl<'t> Ctx<'t> {
         } else {
             let anchors = nodes
                 .iter()
-                .map(|(_, n)| children(*n).into_iter().find(|c| c.kind() == "(").map_or(n.start_byte(), |c| c.end_byte()))
+                .map(|(_, n)| {
+                    children(*n)
+                        .into_iter()
+                        .find(|c| c.kind() == "(")
+                        .map_or(n.start_byte(), |c| c.end_byte())
+                })
                 .collect();
             holes.extend(self.expr_hole(nodes, inits.clone(), anchors, SiteKind::ForInit, Style::Void));
         }
@@ -537,10 +578,22 @@ impl<'t> Ctx<'t> {
                 _ => semis(*n).first().map_or(n.start_byte(), |s| s.end_byte()),
             })
             .collect();
-        holes.extend(self.expr_hole(nodes, field("condition"), cond_anchors, SiteKind::Condition, Style::Cond));
+        holes.extend(self.expr_hole(
+            nodes,
+            field("condition"),
+            cond_anchors,
+            SiteKind::Condition,
+            Style::Cond,
+        ));
         let update_anchors =
             nodes.iter().map(|(_, n)| semis(*n).last().map_or(n.start_byte(), |s| s.end_byte())).collect();
-        holes.extend(self.expr_hole(nodes, field("update"), update_anchors, SiteKind::ForUpdate, Style::Void));
+        holes.extend(self.expr_hole(
+            nodes,
+            field("update"),
+            update_anchors,
+            SiteKind::ForUpdate,
+            Style::Void,
+        ));
         holes.extend(self.body_hole(nodes, field("body"), false)?);
         Ok(Some(holes))
     }
@@ -556,13 +609,15 @@ impl<'t> Ctx<'t> {
         let ops = part("operator");
         let rep = self.rev(nodes[0].0);
         let lhs = lefts[0].filter(|l| l.kind() == "identifier")?;
-        let plain = ops.iter().zip(nodes).all(|(o, (r, _))| o.is_some_and(|o| self.rev(*r).text_of(o) == "="));
+        let plain =
+            ops.iter().zip(nodes).all(|(o, (r, _))| o.is_some_and(|o| self.rev(*r).text_of(o) == "="));
         if !plain || !self.all_equal(nodes, &lefts) {
             return None;
         }
         let name = rep.text_of(lhs).to_string();
         let scalar = nodes.iter().all(|&(r, n)| {
-            decl::lookup(self.rev(r), n, &name).is_some_and(|(ty, d)| decl::is_scalar(self.rev(r), ty, d, &self.typedefs[r]))
+            decl::lookup(self.rev(r), n, &name)
+                .is_some_and(|(ty, d)| decl::is_scalar(self.rev(r), ty, d, &self.typedefs[r]))
         });
         if !scalar {
             return None;
@@ -600,7 +655,13 @@ impl<'t> Ctx<'t> {
                 return None;
             }
             let name = rev.text_of(declarator_name(d)?).to_string();
-            holes.extend(self.expr_hole(nodes, parts, vec![0; nodes.len()], SiteKind::Initializer, Style::Typed(name)));
+            holes.extend(self.expr_hole(
+                nodes,
+                parts,
+                vec![0; nodes.len()],
+                SiteKind::Initializer,
+                Style::Typed(name),
+            ));
         }
         Some(holes)
     }

@@ -50,7 +50,8 @@ pub struct RevisionSource {
 pub fn load(orig: &Path, patched: &[PathBuf], diffs: &[PathBuf]) -> Result<Vec<RevisionSource>, UnifyError> {
     let base = read_text(orig)?;
     let orig_name = orig.display().to_string();
-    let mut out = vec![RevisionSource { index: 0, name: orig_name.clone(), path: orig.to_path_buf(), text: base }];
+    let mut out =
+        vec![RevisionSource { index: 0, name: orig_name.clone(), path: orig.to_path_buf(), text: base }];
     for p in patched {
         let text = read_text(p)?;
         out.push(RevisionSource { index: out.len(), name: p.display().to_string(), path: p.clone(), text });
@@ -83,8 +84,11 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
         let orig = sources.first().map_or_else(|| "<no input>".to_string(), |s| s.name.clone());
         return Err(UnifyError::OneRevision { orig });
     }
-    let plain: Vec<Rev> =
-        sources.iter().enumerate().map(|(i, s)| Rev::new(i, s.name.clone(), s.text.clone(), Vec::new())).collect();
+    let plain: Vec<Rev> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Rev::new(i, s.name.clone(), s.text.clone(), Vec::new()))
+        .collect();
     for r in &plain {
         parse::check_syntax(&r.name, &r.text, &r.tree)?;
     }
@@ -149,7 +153,9 @@ fn finish(
         let role = if s.index == 0 { " (original)" } else { "" };
         header.push_str(&format!(" *   revision {}: {}{role}\n", s.index, s.name.replace("*/", "*\\/")));
     }
-    header.push_str(" * Each meta branch compares __klee_meta with the revision numbers and runs their code.\n */");
+    header.push_str(
+        " * Each meta branch compares __klee_meta with the revision numbers and runs their code.\n */",
+    );
     let printed = emit::print(ctx, file, &header, n);
     let renamed: Vec<Renamed> = maps
         .iter()
@@ -170,7 +176,8 @@ fn finish(
     let mut notes = Vec::new();
     if printed.sites.is_empty() {
         notes.push(if renamed.is_empty() && changed_functions.is_empty() {
-            "all revisions are identical (up to whitespace and comments); the meta program has no sites".to_string()
+            "all revisions are identical (up to whitespace and comments); the meta program has no sites"
+                .to_string()
         } else {
             "the revisions differ only at file scope; the meta program has no sites".to_string()
         });

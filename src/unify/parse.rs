@@ -34,7 +34,11 @@ pub(crate) fn check_syntax(name: &str, text: &str, tree: &Tree) -> Result<(), Un
     } else {
         let t = text[bad.byte_range()].trim();
         let first = t.lines().next().unwrap_or("");
-        if first.is_empty() { "unexpected end of input".to_string() } else { format!("unexpected `{}`", clip(first, false)) }
+        if first.is_empty() {
+            "unexpected end of input".to_string()
+        } else {
+            format!("unexpected `{}`", clip(first, false))
+        }
     };
     Err(UnifyError::Syntax { at, message })
 }

@@ -54,7 +54,15 @@ pub(crate) fn apply(orig_name: &str, orig: &str, diff_path: &Path, diff: &str) -
         let expected = (base as isize + shift).clamp(0, image.len() as isize) as usize;
         let Some(pos) = find_position(&image, &pre, expected) else {
             let (header_line, header) = headers.get(i).cloned().unwrap_or((0, format!("#{}", i + 1)));
-            return Err(mismatch(orig_name, &orig_lines, diff_path, first_line + header_line, header, hunk, base));
+            return Err(mismatch(
+                orig_name,
+                &orig_lines,
+                diff_path,
+                first_line + header_line,
+                header,
+                hunk,
+                base,
+            ));
         };
         image.splice(pos..pos + pre.len(), post.iter().map(|l| (*l, true)));
         shift = pos as isize - base as isize + post.len() as isize - pre.len() as isize;
@@ -146,7 +154,11 @@ fn hunk_headers(section: &str) -> Vec<(usize, String)> {
 /// The part of the diff that patches ORIG, and the 1-based line where it starts.
 /// A diff of one file is used whole; of several, the one whose target has ORIG's
 /// file name.
-fn select_section<'d>(orig_name: &str, diff_path: &Path, diff: &'d str) -> Result<(usize, &'d str), UnifyError> {
+fn select_section<'d>(
+    orig_name: &str,
+    diff_path: &Path,
+    diff: &'d str,
+) -> Result<(usize, &'d str), UnifyError> {
     let lines: Vec<&str> = diff.split_inclusive('\n').collect();
     let starts: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))

@@ -39,7 +39,8 @@ pub(crate) fn extend(
     for (r, its) in items.iter().enumerate() {
         for it in its {
             for (name, node) in &it.names {
-                let sig = if it.kind == ItemKind::Function && forced.contains(name) { it.full } else { it.sig };
+                let sig =
+                    if it.kind == ItemKind::Function && forced.contains(name) { it.full } else { it.sig };
                 defs.entry(name).or_default().entry(r).or_default().push(sig);
                 where_.entry((name, r)).or_insert(node.start_byte());
                 if it.kind == ItemKind::Define {
@@ -60,8 +61,9 @@ pub(crate) fn extend(
         // A macro only some revisions define would capture the same word in the others.
         let names = BTreeSet::from([name.text.clone()]);
         let capture = macros.contains(name)
-            && (0..revs.len())
-                .any(|r| !per_rev.contains_key(&r) && mentions(&revs[r].text, revs[r].tree.root_node(), &names));
+            && (0..revs.len()).any(|r| {
+                !per_rev.contains_key(&r) && mentions(&revs[r].text, revs[r].tree.root_node(), &names)
+            });
         if groups.len() < 2 && !capture {
             continue;
         }
@@ -115,7 +117,8 @@ fn fresh_name(base: &str, rev: usize, revs: &[Rev]) -> String {
 
 /// `text` (parsed as `tree`) with `map` applied; also the shifts for `Rev::new`.
 pub(crate) fn apply(text: &str, tree: &Tree, map: &RenameMap) -> (String, Vec<(usize, isize)>) {
-    let mut w = Walker { text, map, scopes: Vec::new(), edits: Vec::new(), function: None, params_open: false };
+    let mut w =
+        Walker { text, map, scopes: Vec::new(), edits: Vec::new(), function: None, params_open: false };
     w.walk(tree.root_node());
     let mut edits = w.edits;
     edits.sort_by_key(|(r, _)| r.start);
@@ -209,8 +212,7 @@ impl Walker<'_> {
     /// A declaration, type definition or parameter: the names it declares are
     /// local inside a function, file-scope (and so renamed) outside.
     fn declaration(&mut self, node: Node) {
-        let local = !self.scopes.is_empty()
-            && !storage_class(self.text, node).is_some_and(|s| s == "extern");
+        let local = !self.scopes.is_empty() && storage_class(self.text, node).is_none_or(|s| s != "extern");
         let ds = declarators(node);
         let mut cursor = node.walk();
         let kids: Vec<Node> = node.children(&mut cursor).collect();
@@ -246,7 +248,9 @@ impl Walker<'_> {
                     .map(|n| self.text[n.byte_range()].to_string());
                 let mut cursor = node.walk();
                 let kids: Vec<Node> = node.children(&mut cursor).collect();
-                for c in kids.iter().filter(|c| Some(**c) != d && Some(**c) != node.child_by_field_name("body")) {
+                for c in
+                    kids.iter().filter(|c| Some(**c) != d && Some(**c) != node.child_by_field_name("body"))
+                {
                     self.walk(*c);
                 }
                 if let Some(n) = name {
@@ -283,7 +287,9 @@ impl Walker<'_> {
                         self.reference(n, true);
                     }
                 }
-                for c in named_children(node).into_iter().filter(|c| Some(*c) != node.child_by_field_name("name")) {
+                for c in
+                    named_children(node).into_iter().filter(|c| Some(*c) != node.child_by_field_name("name"))
+                {
                     self.walk(c);
                 }
             }

@@ -15,7 +15,9 @@ use super::parse::{Rev, children, hash_of, named_children, token_key, tokens};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ItemKind {
     /// `#include`; `system` for `<...>`.
-    Include { system: bool },
+    Include {
+        system: bool,
+    },
     /// `#define`.
     Define,
     /// Any other directive or conditional block (`#if`, `#pragma`, `#undef`, ...).
@@ -77,13 +79,18 @@ fn item<'t>(rev: &'t Rev, elem: Elem<'t>) -> TopItem<'t> {
         "function_definition" => (ItemKind::Function, format!("fn {}", joined(&names))),
         "declaration" => {
             let ds = declarators(node);
-            let what = if !ds.is_empty() && ds.iter().all(|d| declares_function(*d)) { "proto" } else { "decl" };
-            (ItemKind::Other, format!("{what} {}", if names.is_empty() { first_line() } else { joined(&names) }))
+            let what =
+                if !ds.is_empty() && ds.iter().all(|d| declares_function(*d)) { "proto" } else { "decl" };
+            (
+                ItemKind::Other,
+                format!("{what} {}", if names.is_empty() { first_line() } else { joined(&names) }),
+            )
         }
         "type_definition" => (ItemKind::Other, format!("typedef {}", joined(&names))),
-        "struct_specifier" | "union_specifier" | "enum_specifier" => {
-            (ItemKind::Other, format!("{} {}", node.kind(), if names.is_empty() { first_line() } else { joined(&names) }))
-        }
+        "struct_specifier" | "union_specifier" | "enum_specifier" => (
+            ItemKind::Other,
+            format!("{} {}", node.kind(), if names.is_empty() { first_line() } else { joined(&names) }),
+        ),
         _ => (ItemKind::Other, format!("other {}", first_line())),
     };
     let full = token_key(&rev.text, node);
@@ -181,7 +188,9 @@ pub(crate) fn merge_file<'t>(
         .collect();
     let mut states: Vec<SlotState> = align(&keys)
         .into_iter()
-        .map(|slot| SlotState::Normal(slot.iter().enumerate().filter_map(|(r, m)| m.map(|i| (r, i))).collect()))
+        .map(|slot| {
+            SlotState::Normal(slot.iter().enumerate().filter_map(|(r, m)| m.map(|i| (r, i))).collect())
+        })
         .collect();
     let item = |(r, i): (usize, usize)| &items[r][i];
     // Items some revisions place elsewhere land in two slots.
@@ -272,8 +281,11 @@ pub(crate) fn merge_file<'t>(
             entries.push(TopEntry::Item(Item::Shared(elems)));
         } else if first.kind == ItemKind::Function && its.iter().all(|it| it.sig == first.sig) {
             let name = Name::ordinary(&first.function_name(&ctx.revs[r0]).unwrap_or_default());
-            let bodies: Option<Vec<(usize, Node<'t>)>> =
-                its.iter().zip(&ms).map(|(it, (r, _))| it.elem.node.child_by_field_name("body").map(|b| (*r, b))).collect();
+            let bodies: Option<Vec<(usize, Node<'t>)>> = its
+                .iter()
+                .zip(&ms)
+                .map(|(it, (r, _))| it.elem.node.child_by_field_name("body").map(|b| (*r, b)))
+                .collect();
             let bodies = bodies.ok_or_else(|| FileError::Unmergeable(name.clone()))?;
             let body = ctx.block(&bodies).map_err(|Unmergeable| FileError::Unmergeable(name.clone()))?;
             let mut labels = BTreeMap::new();
@@ -285,7 +297,10 @@ pub(crate) fn merge_file<'t>(
             entries.push(TopEntry::Item(Item::Split { elems, holes: vec![hole] }));
         } else {
             let message = if first.kind == ItemKind::Preproc {
-                format!("`{}` differs between revisions; psychic cannot merge this preprocessor difference", first.key)
+                format!(
+                    "`{}` differs between revisions; psychic cannot merge this preprocessor difference",
+                    first.key
+                )
             } else {
                 format!("`{}` differs between revisions in a way psychic cannot merge", first.key)
             };
@@ -301,7 +316,8 @@ pub(crate) fn merge_file<'t>(
         TopEntry::Item(Item::Shared(es)) => Some(es[0]),
         _ => None,
     };
-    let is_directive = |e: &TopEntry<'t>| rep_item(e).is_some_and(|el| el.node.kind().starts_with("preproc_"));
+    let is_directive =
+        |e: &TopEntry<'t>| rep_item(e).is_some_and(|el| el.node.kind().starts_with("preproc_"));
     let is_include = |e: &TopEntry<'t>| rep_item(e).is_some_and(|el| el.node.kind() == "preproc_include");
     let leading = entries.iter().take_while(|e| is_directive(e)).count();
     let decl_at = entries[..leading].iter().rposition(is_include).map_or(0, |i| i + 1);

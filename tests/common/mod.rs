@@ -88,7 +88,8 @@ pub fn check_fidelity(
 ) -> Result<(MetaProgram, usize), String> {
     let meta = unify::unify(sources).map_err(|e| format!("unify failed: {e}"))?;
     let meta_c = dir.join("meta.c");
-    let meta_bin = build(tc, &meta_c, &meta.text).map_err(|e| format!("the meta program does not build: {e}"))?;
+    let meta_bin =
+        build(tc, &meta_c, &meta.text).map_err(|e| format!("the meta program does not build: {e}"))?;
     let mut compared = 0;
     for test in tests {
         for (k, bin) in own.iter().enumerate() {

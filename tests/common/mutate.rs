@@ -52,7 +52,11 @@ pub const BASES: &[Base] = &[
         source: include_str!("../../fixtures/bases/classify.c"),
         inputs: &[one("a", 4), one("b", 4)],
     },
-    Base { name: "loops", source: include_str!("../../fixtures/bases/loops.c"), inputs: &[one("n", 4), one("x", 4)] },
+    Base {
+        name: "loops",
+        source: include_str!("../../fixtures/bases/loops.c"),
+        inputs: &[one("n", 4), one("x", 4)],
+    },
     Base {
         name: "account",
         source: include_str!("../../fixtures/bases/account.c"),
@@ -68,7 +72,11 @@ pub const BASES: &[Base] = &[
         source: include_str!("../../fixtures/bases/machine.c"),
         inputs: &[Input { name: "in", width: 1, count: 6 }],
     },
-    Base { name: "bits", source: include_str!("../../fixtures/bases/bits.c"), inputs: &[one("x", 4), one("k", 4)] },
+    Base {
+        name: "bits",
+        source: include_str!("../../fixtures/bases/bits.c"),
+        inputs: &[one("x", 4), one("k", 4)],
+    },
     Base {
         name: "grades",
         source: include_str!("../../fixtures/bases/grades.c"),
@@ -111,7 +119,9 @@ impl Mutation {
         self.edits.iter().any(|a| {
             other.edits.iter().any(|b| {
                 let pure_insert = a.range.is_empty() && b.range.is_empty();
-                !pure_insert && a.range.start < b.range.end.max(b.range.start + 1) && b.range.start < a.range.end.max(a.range.start + 1)
+                !pure_insert
+                    && a.range.start < b.range.end.max(b.range.start + 1)
+                    && b.range.start < a.range.end.max(a.range.start + 1)
             })
         }) || (self.helper.is_some() && self.helper == other.helper)
     }
@@ -198,7 +208,8 @@ impl<'s> Collector<'s> {
                 }
                 return;
             }
-            "array_declarator" | "case_statement" | "sizeof_expression" | "preproc_include" | "preproc_def" => {
+            "array_declarator" | "case_statement" | "sizeof_expression" | "preproc_include"
+            | "preproc_def" => {
                 if n.kind() == "case_statement" {
                     // The label is frozen, the statements are not.
                     for k in kids(n).into_iter().filter(|k| Some(*k) != n.child_by_field_name("value")) {
@@ -253,7 +264,10 @@ impl<'s> Collector<'s> {
                     self.walk(c, Context { header: true, ..ctx });
                 }
                 if let Some(b) = n.child_by_field_name("body") {
-                    self.walk(b, Context { while_body: n.kind() == "while_statement" || ctx.while_body, ..ctx });
+                    self.walk(
+                        b,
+                        Context { while_body: n.kind() == "while_statement" || ctx.while_body, ..ctx },
+                    );
                 }
                 return;
             }
@@ -295,21 +309,33 @@ impl<'s> Collector<'s> {
                 let t = self.text(n);
                 let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
                 let suffix = &t[digits.len()..];
-                if digits.is_empty() || suffix.contains(['.', 'x', 'X', 'e', 'E']) || (digits.len() > 1 && digits.starts_with('0')) {
+                if digits.is_empty()
+                    || suffix.contains(['.', 'x', 'X', 'e', 'E'])
+                    || (digits.len() > 1 && digits.starts_with('0'))
+                {
                     return;
                 }
                 let Ok(v) = digits.parse::<u64>() else { return };
                 let in_condition = ctx.header && n.parent().is_some_and(|p| p.kind() == "binary_expression");
                 let variants: Vec<String> = if ctx.header {
-                    if in_condition { vec![format!("{}{suffix}", v + 1), format!("{}{suffix}", v + 2)] } else { vec![] }
+                    if in_condition {
+                        vec![format!("{}{suffix}", v + 1), format!("{}{suffix}", v + 2)]
+                    } else {
+                        vec![]
+                    }
                 } else {
-                    let mut vs = vec![format!("{}{suffix}", v + 1), format!("{}{suffix}", v + 7), format!("{}{suffix}", v * 2)];
+                    let mut vs = vec![
+                        format!("{}{suffix}", v + 1),
+                        format!("{}{suffix}", v + 7),
+                        format!("{}{suffix}", v * 2),
+                    ];
                     if v > 0 {
                         vs.push(format!("{}{suffix}", v - 1));
                         vs.push(format!("0{suffix}"));
                     }
                     let bitwise = n.parent().is_some_and(|p| {
-                        p.child_by_field_name("operator").is_some_and(|o| matches!(self.text(o), "&" | "|" | "^" | "&=" | "|=" | "^="))
+                        p.child_by_field_name("operator")
+                            .is_some_and(|o| matches!(self.text(o), "&" | "|" | "^" | "&=" | "|=" | "^="))
                     });
                     if suffix.is_empty() && !bitwise {
                         vs.push(format!("{v}.5"));
@@ -330,7 +356,9 @@ impl<'s> Collector<'s> {
                 }
             }
             "return_statement" => {
-                let Some(value) = kids(n).into_iter().find(|k| k.is_named() && k.kind() != "comment") else { return };
+                let Some(value) = kids(n).into_iter().find(|k| k.is_named() && k.kind() != "comment") else {
+                    return;
+                };
                 let t = self.text(value).to_string();
                 self.replace(Kind::ChangeReturn, value, format!("({t}) + 1"));
                 self.replace(Kind::ChangeReturn, value, format!("-({t})"));
@@ -338,10 +366,10 @@ impl<'s> Collector<'s> {
                 self.helper(value);
             }
             "init_declarator" => {
-                if let Some(v) = n.child_by_field_name("value").filter(|v| v.kind() != "initializer_list") {
-                    if self.params.last().is_some() {
-                        self.helper(v);
-                    }
+                if let Some(v) = n.child_by_field_name("value").filter(|v| v.kind() != "initializer_list")
+                    && self.params.last().is_some()
+                {
+                    self.helper(v);
                 }
             }
             "assignment_expression" => {
@@ -363,12 +391,12 @@ impl<'s> Collector<'s> {
             if deletable || matches!(s.kind(), "break_statement" | "continue_statement") {
                 self.replace(Kind::DeleteStatement, s, String::new());
             }
-            if deletable || s.kind() == "if_statement" {
-                if let Some(v) = self.guard_var() {
-                    let body = self.text(s).to_string();
-                    self.replace(Kind::AddGuard, s, format!("if ({v} > 3) {{ {body} }}"));
-                    self.replace(Kind::AddGuard, s, format!("if ({v} % 2 == 0) {{ {body} }}"));
-                }
+            if (deletable || s.kind() == "if_statement")
+                && let Some(v) = self.guard_var()
+            {
+                let body = self.text(s).to_string();
+                self.replace(Kind::AddGuard, s, format!("if ({v} > 3) {{ {body} }}"));
+                self.replace(Kind::AddGuard, s, format!("if ({v} % 2 == 0) {{ {body} }}"));
             }
         }
     }
@@ -386,7 +414,10 @@ impl<'s> Collector<'s> {
             let def = format!("static int psy_helper{k}(int v) {{\n    {body}\n}}\n\n");
             self.out.push(Mutation {
                 kind: Kind::AddHelper,
-                edits: vec![Edit { range: fstart..fstart, text: def }, Edit { range: e.byte_range(), text: format!("psy_helper{k}({t})") }],
+                edits: vec![
+                    Edit { range: fstart..fstart, text: def },
+                    Edit { range: e.byte_range(), text: format!("psy_helper{k}({t})") },
+                ],
                 helper: Some(k),
             });
         }
@@ -421,7 +452,8 @@ fn first_int_param(src: &str, f: Node) -> Option<String> {
     let p = kids(params).into_iter().find(|p| p.kind() == "parameter_declaration")?;
     let ty = p.child_by_field_name("type")?;
     let name = p.child_by_field_name("declarator")?;
-    (&src[ty.byte_range()] == "int" && name.kind() == "identifier").then(|| src[name.byte_range()].to_string())
+    (&src[ty.byte_range()] == "int" && name.kind() == "identifier")
+        .then(|| src[name.byte_range()].to_string())
 }
 
 /// A patch set over `base`: revision 0 is the base, then 1 to 7 mutants, each
@@ -469,7 +501,9 @@ pub fn inputs(inputs: &[Input], seed: u64, n: usize) -> Vec<KTest> {
                     for _ in 0..inp.count {
                         let v: i128 = match t {
                             0 => 0,
-                            1 => *[0, 1, -1, 2, 5, 7, 10, 11, 20, 21, 100, -100, max, min].choose(&mut rng).unwrap(),
+                            1 => *[0, 1, -1, 2, 5, 7, 10, 11, 20, 21, 100, -100, max, min]
+                                .choose(&mut rng)
+                                .unwrap(),
                             2 | 3 => rng.random_range(-25..=25),
                             4 => rng.random_range(-1000..=1000),
                             _ => rng.random_range(min..=max),

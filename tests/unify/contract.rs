@@ -6,7 +6,8 @@ use crate::common::sources;
 use crate::fidelity::{fixture, fixture_dirs};
 
 fn unify_fixture(name: &str) -> (Vec<(String, String)>, MetaProgram) {
-    let dir = fixture_dirs("unify").into_iter().chain(fixture_dirs("seeds")).find(|d| d.ends_with(name)).unwrap();
+    let dir =
+        fixture_dirs("unify").into_iter().chain(fixture_dirs("seeds")).find(|d| d.ends_with(name)).unwrap();
     let f = fixture(&dir);
     let meta = unify::unify(&sources(&f.files)).unwrap();
     (f.files, meta)
@@ -33,7 +34,8 @@ fn header_names_revisions_and_the_program_declares_their_number() {
         }
         let lines: Vec<&str> = meta.text.lines().collect();
         let decl = format!("const int __psychic_revisions = {};", files.len());
-        let at = lines.iter().position(|l| *l == decl).unwrap_or_else(|| panic!("no `{decl}`:\n{}", meta.text));
+        let at =
+            lines.iter().position(|l| *l == decl).unwrap_or_else(|| panic!("no `{decl}`:\n{}", meta.text));
         assert_eq!(lines.iter().filter(|l| l.contains("__psychic_revisions")).count(), 1);
         // After every include; klee.h exactly once.
         assert!(lines.iter().rposition(|l| l.starts_with("#include")).unwrap() < at);
@@ -73,9 +75,18 @@ fn sites_are_numbered_in_source_order_with_one_variant_per_revision() {
                 // Each variant names its revisions in a comment where it starts.
                 let line = meta.text.lines().nth(v.lines.start - 1).unwrap();
                 let list = v.revisions.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
-                let comment = format!("/* revision{} {list} */", if v.revisions.len() > 1 { "s" } else { "" });
-                let header = if site.kind.is_expression() { line } else { meta.text.lines().nth(v.lines.start - 2).unwrap() };
-                assert!(header.contains(&comment) || line.contains(&comment), "site {} lacks {comment}", site.id);
+                let comment =
+                    format!("/* revision{} {list} */", if v.revisions.len() > 1 { "s" } else { "" });
+                let header = if site.kind.is_expression() {
+                    line
+                } else {
+                    meta.text.lines().nth(v.lines.start - 2).unwrap()
+                };
+                assert!(
+                    header.contains(&comment) || line.contains(&comment),
+                    "site {} lacks {comment}",
+                    site.id
+                );
             }
             seen.sort();
             let n = seen.len();
@@ -166,18 +177,23 @@ fn top_level_differences_are_renamed_per_revision() {
         assert!(changed.contains(&f), "{f} not in {changed:?}");
     }
     let twice = meta.changed_functions.iter().find(|f| f.name == "twice").unwrap();
-    let meta_names: Vec<(usize, &str)> = twice.instances.iter().map(|i| (i.revision, i.meta_name.as_str())).collect();
+    let meta_names: Vec<(usize, &str)> =
+        twice.instances.iter().map(|i| (i.revision, i.meta_name.as_str())).collect();
     assert_eq!(meta_names, vec![(0, "twice"), (1, "twice"), (2, "twice"), (3, "twice__rev3")]);
     // Unmergeable bodies (labels) give one function per revision.
     let (_, labels) = unify_fixture("labels");
     let process = labels.changed_functions.iter().find(|f| f.name == "process").unwrap();
-    assert_eq!(process.instances.iter().map(|i| i.meta_name.as_str()).collect::<Vec<_>>(), ["process", "process__rev1", "process__rev2"]);
+    assert_eq!(
+        process.instances.iter().map(|i| i.meta_name.as_str()).collect::<Vec<_>>(),
+        ["process", "process__rev1", "process__rev2"]
+    );
 }
 
 #[test]
 fn identical_revisions_give_a_note_and_no_sites() {
     let (files, _) = unify_fixture("shadow-intro");
-    let reformatted = files[0].1.replace("    if (x > 10)", "    /* only a comment differs */\n    if (x>10)");
+    let reformatted =
+        files[0].1.replace("    if (x > 10)", "    /* only a comment differs */\n    if (x>10)");
     let same = vec![files[0].clone(), ("same.c".to_string(), reformatted)];
     let meta = unify::unify(&sources(&same)).unwrap();
     assert!(meta.sites.is_empty());

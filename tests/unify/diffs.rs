@@ -48,7 +48,9 @@ fn unify_from_diffs_equals_unify_from_patched_files() {
         .chain(fixture_dirs("unify"))
         .map(|d| fixture(&d).files.into_iter().map(|(_, t)| t).collect())
         .collect();
-    cases.extend((0..24).map(|seed| mutate::patch_set(BASES[seed as usize % BASES.len()].source, 1000 + seed)));
+    cases.extend(
+        (0..24).map(|seed| mutate::patch_set(BASES[seed as usize % BASES.len()].source, 1000 + seed)),
+    );
     for revs in cases {
         let (a, b) = both_ways(&revs);
         assert_eq!(body(&a), body(&b));
@@ -109,7 +111,7 @@ fn a_hunk_that_does_not_apply_names_the_diff_the_hunk_and_the_line() {
     let dir = tempfile::tempdir().unwrap();
     let orig = write(dir.path(), "orig.c", ORIG);
     let d = write(dir.path(), "bad.diff", &diff);
-    let err = unify::load(&orig, &[], &[d.clone()]).unwrap_err();
+    let err = unify::load(&orig, &[], std::slice::from_ref(&d)).unwrap_err();
     assert!(matches!(err, UnifyError::HunkMismatch { .. }), "{err:?}");
     let msg = err.to_string();
     let header_line = diff.lines().position(|l| l.starts_with("@@")).unwrap() + 1;
@@ -127,11 +129,17 @@ fn a_hunk_that_does_not_apply_names_the_diff_the_hunk_and_the_line() {
 #[test]
 fn a_diff_of_several_files_uses_the_one_for_orig() {
     let new = ORIG.replace("y *= 2;", "y *= 3;");
-    let other = TextDiff::from_lines("a\n", "b\n").unified_diff().header("a/other.c", "b/other.c").to_string();
-    let ours = TextDiff::from_lines(ORIG, &new).unified_diff().header("a/src/orig.c", "b/src/orig.c").to_string();
+    let other =
+        TextDiff::from_lines("a\n", "b\n").unified_diff().header("a/other.c", "b/other.c").to_string();
+    let ours =
+        TextDiff::from_lines(ORIG, &new).unified_diff().header("a/src/orig.c", "b/src/orig.c").to_string();
     let dir = tempfile::tempdir().unwrap();
     let orig = write(dir.path(), "orig.c", ORIG);
-    let d = write(dir.path(), "git.diff", &format!("diff --git a/other.c b/other.c\n{other}diff --git a/src/orig.c b/src/orig.c\n{ours}"));
+    let d = write(
+        dir.path(),
+        "git.diff",
+        &format!("diff --git a/other.c b/other.c\n{other}diff --git a/src/orig.c b/src/orig.c\n{ours}"),
+    );
     assert_eq!(unify::load(&orig, &[], &[d]).unwrap()[1].text, new);
     let only_other = write(dir.path(), "other.diff", &format!("{other}{other}"));
     let err = unify::load(&orig, &[], &[only_other]).unwrap_err().to_string();

@@ -65,7 +65,11 @@ fn a_missing_file() {
 fn a_syntax_error() {
     let bad = GOOD.replace("int x;", "int x");
     let dir = setup(&[("orig.c", GOOD), ("bad.c", &bad)]);
-    assert_refused(&unify(dir.path(), &["orig.c", "bad.c"]), "bad.c:5:10: ", "syntax error: expected `;` after `int x`");
+    assert_refused(
+        &unify(dir.path(), &["orig.c", "bad.c"]),
+        "bad.c:5:10: ",
+        "syntax error: expected `;` after `int x`",
+    );
     let worse = GOOD.replace("x > 10", "x > > 10");
     let dir = setup(&[("orig.c", GOOD), ("bad.c", &worse)]);
     assert_refused(&unify(dir.path(), &["orig.c", "bad.c"]), "bad.c:7:", "syntax error: unexpected `>`");
@@ -94,18 +98,29 @@ fn identical_revisions_are_a_note_not_an_error() {
     assert!(r.stderr.contains("psychic: note: all revisions are identical"), "{}", r.stderr);
     let text = std::fs::read_to_string(&r.out).unwrap();
     assert!(text.contains("const int __psychic_revisions = 2;") && !text.contains("__klee_meta("));
-    let map: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap()).unwrap();
+    let map: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap()).unwrap();
     assert_eq!(map["sites"].as_array().unwrap().len(), 0);
 }
 
 #[test]
 fn unmergeable_preprocessor_differences() {
     // A conditional block only one revision has.
-    let ifdef = GOOD.replace("int main(void) {", "#ifdef VERBOSE\nstatic int verbose = 1;\n#endif\n\nint main(void) {");
+    let ifdef = GOOD
+        .replace("int main(void) {", "#ifdef VERBOSE\nstatic int verbose = 1;\n#endif\n\nint main(void) {");
     let dir = setup(&[("orig.c", GOOD), ("p1.c", &ifdef)]);
-    assert_refused(&unify(dir.path(), &["orig.c", "p1.c"]), "p1.c:4:1: ", "`#ifdef VERBOSE` is only in revision(s) 1");
+    assert_refused(
+        &unify(dir.path(), &["orig.c", "p1.c"]),
+        "p1.c:4:1: ",
+        "`#ifdef VERBOSE` is only in revision(s) 1",
+    );
     // A macro whose value differs and that another directive reads.
-    let limit = |v: &str| GOOD.replace("#include <stdio.h>\n", &format!("#include <stdio.h>\n#define LIMIT {v}\n#if LIMIT > 5\n#define BIG 1\n#endif\n"));
+    let limit = |v: &str| {
+        GOOD.replace(
+            "#include <stdio.h>\n",
+            &format!("#include <stdio.h>\n#define LIMIT {v}\n#if LIMIT > 5\n#define BIG 1\n#endif\n"),
+        )
+    };
     let dir = setup(&[("orig.c", &limit("10")), ("p1.c", &limit("3"))]);
     assert_refused(&unify(dir.path(), &["orig.c", "p1.c"]), "orig.c:3:1: ", "`LIMIT` is defined differently");
     // A local header only one revision includes.

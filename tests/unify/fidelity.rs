@@ -22,7 +22,10 @@ pub fn fixture(dir: &Path) -> Fixture {
     let mut patches: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with('p') && p.extension().is_some_and(|e| e == "c"))
+        .filter(|p| {
+            p.file_name().unwrap().to_str().unwrap().starts_with('p')
+                && p.extension().is_some_and(|e| e == "c")
+        })
         .collect();
     patches.sort_by_key(|p| p.file_stem().unwrap().to_str().unwrap()[1..].parse::<u32>().unwrap());
     let files = std::iter::once(dir.join("orig.c"))
@@ -74,7 +77,9 @@ fn check_group(group: &str) -> BTreeMap<SiteKind, usize> {
         let own: Vec<PathBuf> = f
             .files
             .iter()
-            .map(|(name, text)| build(&tc, &dir.path().join(name), text).unwrap_or_else(|e| panic!("{}/{name}: {e}", f.name)))
+            .map(|(name, text)| {
+                build(&tc, &dir.path().join(name), text).unwrap_or_else(|e| panic!("{}/{name}: {e}", f.name))
+            })
             .collect();
         let tests: Vec<PathBuf> = f
             .tests
@@ -87,7 +92,7 @@ fn check_group(group: &str) -> BTreeMap<SiteKind, usize> {
             })
             .collect();
         let result = check_fidelity(&tc, dir.path(), &sources(&f.files), &own, &tests);
-        result.map(|(meta, runs)| (meta, runs)).map_err(|e| format!("{}: {e} (kept in {})", f.name, dir.keep().display()))
+        result.map_err(|e| format!("{}: {e} (kept in {})", f.name, dir.keep().display()))
     });
     let mut kinds = BTreeMap::new();
     for r in results {
@@ -152,7 +157,8 @@ fn generated_patch_sets_keep_revision_fidelity() {
         .collect();
     // Every distinct revision text is built once; a mutant that does not build
     // warning-free is dropped.
-    let mut texts: Vec<(usize, String)> = sets.iter().flat_map(|s| s.revisions.iter().map(|t| (s.base, t.clone()))).collect();
+    let mut texts: Vec<(usize, String)> =
+        sets.iter().flat_map(|s| s.revisions.iter().map(|t| (s.base, t.clone()))).collect();
     texts.sort();
     texts.dedup();
     let built = par_map(&texts, |(base, text)| {
@@ -169,7 +175,14 @@ fn generated_patch_sets_keep_revision_fidelity() {
     }
     let valid: Vec<(&Generated, Vec<usize>)> = sets
         .iter()
-        .map(|s| (s, (0..s.revisions.len()).filter(|&k| bin_of.contains_key(&(s.base, s.revisions[k].as_str()))).collect::<Vec<_>>()))
+        .map(|s| {
+            (
+                s,
+                (0..s.revisions.len())
+                    .filter(|&k| bin_of.contains_key(&(s.base, s.revisions[k].as_str())))
+                    .collect::<Vec<_>>(),
+            )
+        })
         .filter(|(_, keep)| keep.len() >= 2)
         .take(WANTED)
         .collect();
@@ -178,7 +191,8 @@ fn generated_patch_sets_keep_revision_fidelity() {
         let dir = tempfile::tempdir_in(work.path()).unwrap();
         let files: Vec<(String, String)> =
             keep.iter().enumerate().map(|(k, &r)| (format!("rev{k}.c"), set.revisions[r].clone())).collect();
-        let own: Vec<PathBuf> = keep.iter().map(|&r| bin_of[&(set.base, set.revisions[r].as_str())].clone()).collect();
+        let own: Vec<PathBuf> =
+            keep.iter().map(|&r| bin_of[&(set.base, set.revisions[r].as_str())].clone()).collect();
         let seed: u64 = set.name.rsplit('-').next().unwrap().parse().unwrap();
         let tests: Vec<PathBuf> = mutate::inputs(BASES[set.base].inputs, seed, TESTS_PER_SET)
             .iter()

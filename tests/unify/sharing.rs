@@ -10,7 +10,9 @@ use crate::common::{build, check_fidelity, sources, strict_toolchain};
 
 /// A program whose `big` function is 200 lines long.
 fn program() -> String {
-    let mut s = String::from("#include <stdio.h>\n#include <klee/klee.h>\n\nstatic int big(int x) {\n    int acc = 0;\n");
+    let mut s = String::from(
+        "#include <stdio.h>\n#include <klee/klee.h>\n\nstatic int big(int x) {\n    int acc = 0;\n",
+    );
     for i in 0..49 {
         s += &format!("    if (x > {i}) {{\n        acc += {i} * x;\n    }}\n    acc ^= {};\n", i * 7);
     }
