@@ -20,7 +20,8 @@
 //!   condition (`!!`), a discarded value (`(void)`), or a scalar variable's
 //!   assignment or initializer (`(__typeof__(x))`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 use tree_sitter::Node;
@@ -123,11 +124,14 @@ pub(crate) struct Seq<'t> {
 pub(crate) struct Ctx<'t> {
     pub revs: &'t [Rev],
     typedefs: Vec<BTreeMap<String, bool>>,
+    /// Token keys by `(revision, node id)`: the merge asks for the same ones
+    /// at every level of nesting.
+    keys: RefCell<HashMap<(usize, usize), u64>>,
 }
 
 impl<'t> Ctx<'t> {
     pub fn new(revs: &'t [Rev]) -> Ctx<'t> {
-        Ctx { revs, typedefs: revs.iter().map(decl::scalar_typedefs).collect() }
+        Ctx { revs, typedefs: revs.iter().map(decl::scalar_typedefs).collect(), keys: RefCell::default() }
     }
 
     fn rev(&self, i: usize) -> &'t Rev {
@@ -135,7 +139,12 @@ impl<'t> Ctx<'t> {
     }
 
     fn key_of(&self, rev: usize, node: Node) -> u64 {
-        token_key(&self.revs[rev].text, node)
+        if let Some(&k) = self.keys.borrow().get(&(rev, node.id())) {
+            return k;
+        }
+        let k = token_key(&self.revs[rev].text, node);
+        self.keys.borrow_mut().insert((rev, node.id()), k);
+        k
     }
 
     /// Which statements the alignment may pair to merge them by recursion.

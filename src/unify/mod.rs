@@ -84,11 +84,8 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
         let orig = sources.first().map_or_else(|| "<no input>".to_string(), |s| s.name.clone());
         return Err(UnifyError::OneRevision { orig });
     }
-    let plain: Vec<Rev> = sources
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Rev::new(i, s.name.clone(), s.text.clone(), Vec::new()))
-        .collect();
+    let plain: Vec<Rev> =
+        sources.iter().enumerate().map(|(i, s)| Rev::new(i, s.name.clone(), s.text.clone())).collect();
     for r in &plain {
         parse::check_syntax(&r.name, &r.text, &r.tree)?;
     }
@@ -100,39 +97,38 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
             }
         }
     }
+    // Renaming leaves directives as they are, so those of the originals serve.
+    let directives: Vec<_> = plain.iter().flat_map(toplevel::directives).collect();
     let mut maps = vec![RenameMap::new(); sources.len()];
+    let mut revs: Vec<Rev> = plain.iter().map(|p| rename::apply(p, &maps[p.index])).collect();
+    // The maps `revs` were made with: a revision is redone only when its map grows.
+    let mut applied = maps.clone();
     let mut forced = BTreeSet::new();
     loop {
-        let revs = loop {
-            let revs: Vec<Rev> = plain
-                .iter()
-                .zip(&maps)
-                .map(|(p, m)| {
-                    let (text, shifts) = rename::apply(&p.text, &p.tree, m);
-                    Rev::new(p.index, p.name.clone(), text, shifts)
-                })
-                .collect();
-            let grew = {
-                let items: Vec<_> = revs.iter().map(|r| toplevel::items(r).0).collect();
-                rename::extend(&mut maps, &revs, &items, &forced)?
-            };
-            if !grew {
-                break revs;
+        let (items, trailer) = loop {
+            for (r, map) in maps.iter().enumerate() {
+                if *map != applied[r] {
+                    revs[r] = rename::apply(&plain[r], map);
+                    applied[r] = map.clone();
+                }
+            }
+            let (items, trailers): (Vec<_>, Vec<_>) = revs.iter().map(toplevel::items).unzip();
+            if !rename::extend(&mut maps, &revs, &items, &forced, &directives)? {
+                break (items, trailers.into_iter().next().flatten());
             }
         };
         let ctx = Ctx::new(&revs);
-        let (items, trailers): (Vec<_>, Vec<_>) = revs.iter().map(toplevel::items).unzip();
-        let trailer = trailers.into_iter().next().flatten();
         match toplevel::merge_file(&ctx, &items, trailer) {
             Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers)),
             Err(FileError::Fatal(e)) => return Err(e),
-            Err(FileError::Unmergeable(name)) => {
-                // The next round gives the function one definition per variant.
-                if !forced.insert(name.clone()) {
-                    let r = &revs[0];
+            Err(FileError::Unmergeable(names)) => {
+                // The next round gives these functions one definition per variant.
+                let before = forced.len();
+                forced.extend(names.iter().cloned());
+                if forced.len() == before {
                     return Err(UnifyError::Unsupported {
-                        at: r.loc(0),
-                        message: format!("cannot merge function {name}, even with a copy per revision"),
+                        at: revs[0].loc(0),
+                        message: format!("cannot merge function {}, even with a copy per revision", names[0]),
                     });
                 }
             }

@@ -8,7 +8,7 @@
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
 use super::error::{Loc, UnifyError};
 use super::meta::Pos;
@@ -80,12 +80,57 @@ pub(crate) struct Rev {
     /// `(position in text, bytes inserted there)` for every renaming edit, in
     /// order; how `pos` finds columns in the original file.
     shifts: Vec<(usize, isize)>,
+    /// Where each line starts.
+    line_starts: Vec<usize>,
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
 }
 
 impl Rev {
-    pub fn new(index: usize, name: String, text: String, shifts: Vec<(usize, isize)>) -> Rev {
+    /// A revision as written.
+    pub fn new(index: usize, name: String, text: String) -> Rev {
         let tree = parse_c(&text);
-        Rev { index, name, text, tree, shifts }
+        Rev { index, name, line_starts: line_starts(&text), text, tree, shifts: Vec::new() }
+    }
+
+    /// This revision with `edits` (`(range, new length)`, in order, none
+    /// spanning a line) made, giving `text`; parsed incrementally.
+    pub fn edited(&self, text: String, edits: &[(Range<usize>, usize)]) -> Rev {
+        let mut old = self.tree.clone();
+        let mut shifts = Vec::with_capacity(edits.len());
+        let mut delta = 0isize;
+        for (range, new_len) in edits {
+            shifts.push(((range.start as isize + delta) as usize, *new_len as isize - range.len() as isize));
+            delta += *new_len as isize - range.len() as isize;
+        }
+        // Last to first, so that each edit's positions are still those of the original.
+        for (range, new_len) in edits.iter().rev() {
+            let row = self.line(range.start) - 1;
+            let column = range.start - self.line_starts[row];
+            old.edit(&InputEdit {
+                start_byte: range.start,
+                old_end_byte: range.end,
+                new_end_byte: range.start + new_len,
+                start_position: Point { row, column },
+                old_end_position: Point { row, column: column + range.len() },
+                new_end_position: Point { row, column: column + new_len },
+            });
+        }
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_c::LANGUAGE.into())
+            .expect("tree-sitter-c matches the tree-sitter ABI");
+        let tree = parser.parse(&text, Some(&old)).expect("parsing without a timeout always yields a tree");
+        Rev {
+            index: self.index,
+            name: self.name.clone(),
+            line_starts: line_starts(&text),
+            text,
+            tree,
+            shifts,
+        }
     }
 
     pub fn src(&self, range: Range<usize>) -> &str {
@@ -98,14 +143,14 @@ impl Rev {
 
     /// 1-based line of byte `at`.
     pub fn line(&self, at: usize) -> usize {
-        self.text.as_bytes()[..at.min(self.text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+        self.line_starts.partition_point(|&s| s <= at)
     }
 
     /// Byte `at` of the renamed text as a position in the revision's own file.
     pub fn pos(&self, at: usize) -> Pos {
-        let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let shifted: isize =
-            self.shifts.iter().filter(|(p, _)| (line_start..at).contains(p)).map(|(_, d)| *d).sum();
+        let line_start = self.line_starts[self.line(at) - 1];
+        let first = self.shifts.partition_point(|(p, _)| *p < line_start);
+        let shifted: isize = self.shifts[first..].iter().take_while(|(p, _)| *p < at).map(|(_, d)| *d).sum();
         Pos { line: self.line(at), col: ((at - line_start) as isize - shifted).max(0) as usize + 1 }
     }
 
@@ -128,26 +173,39 @@ impl Rev {
     }
 }
 
+/// Calls `f` on each token of `node` (its leaves, without comments), in order.
+fn each_token<'a>(text: &'a str, node: Node, mut f: impl FnMut(&'a str)) {
+    let mut cursor = node.walk();
+    loop {
+        let n = cursor.node();
+        // Comments are tree-sitter-c's only extras.
+        let descend = !n.is_extra() && n.child_count() > 0;
+        if !n.is_extra() && n.child_count() == 0 {
+            f(&text[n.byte_range()]);
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 /// The tokens of `node`: its leaves, without comments.
 pub(crate) fn tokens<'a>(text: &'a str, node: Node, out: &mut Vec<&'a str>) {
-    if node.kind() == "comment" {
-        return;
-    }
-    if node.child_count() == 0 {
-        out.push(&text[node.byte_range()]);
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        tokens(text, child, out);
-    }
+    each_token(text, node, |t| out.push(t));
 }
 
 /// Identifies a node's token sequence: equal keys, equal code.
 pub(crate) fn token_key(text: &str, node: Node) -> u64 {
-    let mut toks = Vec::new();
-    tokens(text, node, &mut toks);
-    hash_of(&toks)
+    let mut h = DefaultHasher::new();
+    each_token(text, node, |t| {
+        t.hash(&mut h);
+    });
+    h.finish()
 }
 
 pub(crate) fn hash_of(value: &impl Hash) -> u64 {

@@ -12,12 +12,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
 use super::decl::{Name, declarator_name, declarators, declares_function, storage_class};
 use super::error::UnifyError;
 use super::parse::{Rev, mentions, named_children, words};
-use super::toplevel::{ItemKind, TopItem, directive_texts};
+use super::toplevel::{Directive, ItemKind, TopItem};
 
 /// For one revision: the names it spells differently in the meta program.
 pub(crate) type RenameMap = BTreeMap<Name, String>;
@@ -31,6 +31,7 @@ pub(crate) fn extend(
     revs: &[Rev],
     items: &[Vec<TopItem>],
     forced: &BTreeSet<Name>,
+    directives: &[Directive],
 ) -> Result<bool, UnifyError> {
     // Name → revision → signatures of its definitions, in order.
     let mut defs: BTreeMap<&Name, BTreeMap<usize, Vec<u64>>> = BTreeMap::new();
@@ -39,8 +40,9 @@ pub(crate) fn extend(
     for (r, its) in items.iter().enumerate() {
         for it in its {
             for (name, node) in &it.names {
-                let sig =
-                    if it.kind == ItemKind::Function && forced.contains(name) { it.full } else { it.sig };
+                let rev = &revs[r];
+                let whole = it.kind == ItemKind::Function && forced.contains(name);
+                let sig = if whole { it.full(rev) } else { it.sig(rev) };
                 defs.entry(name).or_default().entry(r).or_default().push(sig);
                 where_.entry((name, r)).or_insert(node.start_byte());
                 if it.kind == ItemKind::Define {
@@ -77,19 +79,16 @@ pub(crate) fn extend(
                     .into(),
             });
         }
-        for rev in revs {
-            for (node, text) in directive_texts(rev) {
-                let own = macros.contains(name)
-                    && node.child_by_field_name("name").is_some_and(|n| rev.text_of(n) == name.text);
-                if !own && words(text).any(|w| w == name.text) {
-                    return Err(UnifyError::Preprocessor {
-                        at: rev.loc(node.start_byte()),
-                        message: format!(
-                            "{name} is defined differently by the revisions (first differing at {at}) and this \
-                             directive uses it; psychic cannot merge that safely"
-                        ),
-                    });
-                }
+        for d in directives {
+            let own = macros.contains(name) && d.defines.as_deref() == Some(name.text.as_str());
+            if !own && words(&d.text).any(|w| w == name.text) {
+                return Err(UnifyError::Preprocessor {
+                    at: d.at.clone(),
+                    message: format!(
+                        "{name} is defined differently by the revisions (first differing at {at}) and this \
+                         directive uses it; psychic cannot merge that safely"
+                    ),
+                });
             }
         }
         for (gi, (_, group)) in groups.iter().enumerate() {
@@ -115,24 +114,29 @@ fn fresh_name(base: &str, rev: usize, revs: &[Rev]) -> String {
     name
 }
 
-/// `text` (parsed as `tree`) with `map` applied; also the shifts for `Rev::new`.
-pub(crate) fn apply(text: &str, tree: &Tree, map: &RenameMap) -> (String, Vec<(usize, isize)>) {
-    let mut w =
-        Walker { text, map, scopes: Vec::new(), edits: Vec::new(), function: None, params_open: false };
-    w.walk(tree.root_node());
+/// `rev` (as written) with `map` applied.
+pub(crate) fn apply(rev: &Rev, map: &RenameMap) -> Rev {
+    let mut w = Walker {
+        text: &rev.text,
+        map,
+        scopes: Vec::new(),
+        edits: Vec::new(),
+        function: None,
+        params_open: false,
+    };
+    w.walk(rev.tree.root_node());
     let mut edits = w.edits;
     edits.sort_by_key(|(r, _)| r.start);
-    let mut out = String::with_capacity(text.len() + 64);
-    let mut shifts = Vec::new();
+    let mut out = String::with_capacity(rev.text.len() + 64);
     let mut last = 0;
-    for (range, new) in edits {
-        out.push_str(&text[last..range.start]);
-        shifts.push((out.len(), new.len() as isize - range.len() as isize));
-        out.push_str(&new);
+    for (range, new) in &edits {
+        out.push_str(&rev.text[last..range.start]);
+        out.push_str(new);
         last = range.end;
     }
-    out.push_str(&text[last..]);
-    (out, shifts)
+    out.push_str(&rev.text[last..]);
+    let spans: Vec<(Range<usize>, usize)> = edits.into_iter().map(|(r, new)| (r, new.len())).collect();
+    rev.edited(out, &spans)
 }
 
 struct Walker<'a> {

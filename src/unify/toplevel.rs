@@ -1,15 +1,16 @@
 //! File-scope items: what each is, the key that matches it across revisions
 //! (kind and name), the names it defines, and its signature.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 
 use super::align::{Elem, Keys, align, elems};
 use super::decl::{Name, declarator_name, declarators, declares_function, defined_names};
-use super::error::UnifyError;
-use super::merge::{Ctx, Fill, Hole, Item, Unmergeable};
+use super::error::{Loc, UnifyError};
+use super::merge::{Ctx, Fill, Hole, Item};
 use super::parse::{Rev, children, hash_of, named_children, token_key, tokens};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,14 +35,23 @@ pub(crate) struct TopItem<'t> {
     pub key: String,
     /// Names the item defines, with the defining identifier.
     pub names: Vec<(Name, Node<'t>)>,
-    /// The item's interface: a function's tokens without its body, otherwise all
-    /// its tokens. Two definitions of a name with different signatures collide.
-    pub sig: u64,
-    /// All its tokens.
-    pub full: u64,
+    /// A function's tokens without its body: two definitions of a function with
+    /// different signatures collide (other items collide unless `full` agrees).
+    sig: Option<u64>,
+    /// All its tokens, computed when first asked for.
+    full: OnceCell<u64>,
 }
 
 impl TopItem<'_> {
+    pub fn full(&self, rev: &Rev) -> u64 {
+        *self.full.get_or_init(|| token_key(&rev.text, self.elem.node))
+    }
+
+    /// The item's interface: a function's signature, any other item's tokens.
+    pub fn sig(&self, rev: &Rev) -> u64 {
+        self.sig.unwrap_or_else(|| self.full(rev))
+    }
+
     pub fn function_name(&self, rev: &Rev) -> Option<String> {
         (self.kind == ItemKind::Function).then(|| {
             self.elem
@@ -93,40 +103,53 @@ fn item<'t>(rev: &'t Rev, elem: Elem<'t>) -> TopItem<'t> {
         ),
         _ => (ItemKind::Other, format!("other {}", first_line())),
     };
-    let full = token_key(&rev.text, node);
-    let sig = if kind == ItemKind::Function {
+    let sig = (kind == ItemKind::Function).then(|| {
         let mut toks = Vec::new();
         for c in children(node).into_iter().filter(|c| Some(*c) != node.child_by_field_name("body")) {
             tokens(&rev.text, c, &mut toks);
         }
         hash_of(&toks)
-    } else {
-        full
-    };
-    TopItem { elem, kind, key, names, sig, full }
+    });
+    TopItem { elem, kind, key, names, sig, full: OnceCell::new() }
 }
 
-/// Every preprocessor directive of `rev` with the text whose identifiers the
-/// preprocessor sees (macro bodies, `#if` conditions, `#ifdef` names, pragma
-/// arguments), in order.
-pub(crate) fn directive_texts<'t>(rev: &'t Rev) -> Vec<(Node<'t>, &'t str)> {
-    fn walk<'t>(rev: &'t Rev, node: Node<'t>, out: &mut Vec<(Node<'t>, &'t str)>) {
-        let field = match node.kind() {
-            "preproc_def" | "preproc_function_def" => Some("value"),
-            "preproc_if" | "preproc_elif" => Some("condition"),
-            "preproc_ifdef" | "preproc_elifdef" => Some("name"),
-            "preproc_call" => Some("argument"),
-            _ => None,
-        };
-        if let Some(f) = field.and_then(|f| node.child_by_field_name(f)) {
-            out.push((node, rev.text_of(f)));
-        }
-        for c in named_children(node) {
-            walk(rev, c, out);
+/// A preprocessor directive, as far as renaming cares.
+pub(crate) struct Directive {
+    pub at: Loc,
+    /// The macro it defines, if any.
+    pub defines: Option<String>,
+    /// The text whose identifiers the preprocessor reads: a macro body, an
+    /// `#if` condition, an `#ifdef` name, a pragma's argument.
+    pub text: String,
+}
+
+/// Every directive of `rev` (`grammars/directives.scm`), in order.
+pub(crate) fn directives(rev: &Rev) -> Vec<Directive> {
+    static QUERY: std::sync::OnceLock<Query> = std::sync::OnceLock::new();
+    let query = QUERY.get_or_init(|| {
+        Query::new(&tree_sitter_c::LANGUAGE.into(), include_str!("../../grammars/directives.scm"))
+            .expect("grammars/directives.scm is a valid query")
+    });
+    let (directive, text) = (
+        query.capture_index_for_name("directive").expect("@directive"),
+        query.capture_index_for_name("text").expect("@text"),
+    );
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, rev.tree.root_node(), rev.text.as_bytes());
+    let mut out = Vec::new();
+    while let Some(m) = matches.next() {
+        let get = |i| m.captures().iter().find(|c| c.index == i).map(|c| c.node);
+        if let (Some(d), Some(t)) = (get(directive), get(text)) {
+            out.push(Directive {
+                at: rev.loc(d.start_byte()),
+                defines: d
+                    .child_by_field_name("name")
+                    .filter(|_| d.kind().starts_with("preproc_def") || d.kind() == "preproc_function_def")
+                    .map(|n| rev.text_of(n).to_string()),
+                text: rev.text_of(t).to_string(),
+            });
         }
     }
-    let mut out = Vec::new();
-    walk(rev, rev.tree.root_node(), &mut out);
     out
 }
 
@@ -151,8 +174,8 @@ pub(crate) struct FileMerge<'t> {
 }
 
 pub(crate) enum FileError {
-    /// This function's definitions cannot share one body: one copy per revision.
-    Unmergeable(Name),
+    /// These functions' definitions cannot share one body: one copy per variant.
+    Unmergeable(Vec<Name>),
     Fatal(UnifyError),
 }
 
@@ -236,6 +259,7 @@ pub(crate) fn merge_file<'t>(
         }
     }
     let mut entries = Vec::new();
+    let mut unmergeable = Vec::new();
     for state in states {
         let ms = match state {
             SlotState::Dropped => continue,
@@ -277,21 +301,29 @@ pub(crate) fn merge_file<'t>(
                 _ => {}
             }
         }
-        if its.iter().all(|it| it.full == first.full) {
+        let full = |k: usize| its[k].full(&ctx.revs[ms[k].0]);
+        let sig = |k: usize| its[k].sig(&ctx.revs[ms[k].0]);
+        if (1..its.len()).all(|k| full(k) == full(0)) {
             entries.push(TopEntry::Item(Item::Shared(elems)));
-        } else if first.kind == ItemKind::Function && its.iter().all(|it| it.sig == first.sig) {
+        } else if first.kind == ItemKind::Function && (1..its.len()).all(|k| sig(k) == sig(0)) {
             let name = Name::ordinary(&first.function_name(&ctx.revs[r0]).unwrap_or_default());
-            let bodies: Option<Vec<(usize, Node<'t>)>> = its
+            let bodies: Vec<(usize, Node<'t>)> = its
                 .iter()
                 .zip(&ms)
-                .map(|(it, (r, _))| it.elem.node.child_by_field_name("body").map(|b| (*r, b)))
+                .filter_map(|(it, (r, _))| it.elem.node.child_by_field_name("body").map(|b| (*r, b)))
                 .collect();
-            let bodies = bodies.ok_or_else(|| FileError::Unmergeable(name.clone()))?;
-            let body = ctx.block(&bodies).map_err(|Unmergeable| FileError::Unmergeable(name.clone()))?;
             let mut labels = BTreeMap::new();
+            let body = match ctx.block(&bodies) {
+                Ok(body) if bodies.len() == its.len() => body,
+                _ => {
+                    unmergeable.push(name);
+                    continue;
+                }
+            };
             count_labels(ctx, &body.items, &mut labels);
             if labels.values().any(|&c| c > 1) {
-                return Err(FileError::Unmergeable(name));
+                unmergeable.push(name);
+                continue;
             }
             let hole = Hole { range: bodies[0].1.byte_range(), fill: Fill::Body(body) };
             entries.push(TopEntry::Item(Item::Split { elems, holes: vec![hole] }));
@@ -311,6 +343,9 @@ pub(crate) fn merge_file<'t>(
             };
             return Err(e.into());
         }
+    }
+    if !unmergeable.is_empty() {
+        return Err(FileError::Unmergeable(unmergeable));
     }
     let rep_item = |e: &TopEntry<'t>| match e {
         TopEntry::Item(Item::Shared(es)) => Some(es[0]),

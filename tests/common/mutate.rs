@@ -315,7 +315,7 @@ impl<'s> Collector<'s> {
                 {
                     return;
                 }
-                let Ok(v) = digits.parse::<u64>() else { return };
+                let Some(v) = digits.parse::<u64>().ok().filter(|v| *v < 1 << 40) else { return };
                 let in_condition = ctx.header && n.parent().is_some_and(|p| p.kind() == "binary_expression");
                 let variants: Vec<String> = if ctx.header {
                     if in_condition {
