@@ -27,15 +27,21 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::align::{Elem, Keys, Slot, align, elems};
+use super::error::UnifyError;
 use super::decl::{self, declarator_name, declarators, defined_names, storage_class};
 use super::meta::SiteKind;
 use super::parse::{Rev, children, hash_of, named_children, token_key, tokens};
 
-/// A merge that cannot be expressed inside this function (a `case` label would
-/// land inside a branch, or a label would be printed twice): the caller falls
-/// back to a coarser site, and at the top, to one function per revision.
+/// Why statements could not be merged.
 #[derive(Debug)]
-pub(crate) struct Unmergeable;
+pub(crate) enum MergeError {
+    /// Not expressible inside this function (a `case` label would land inside
+    /// a branch, or a label would be printed twice): the caller falls back to
+    /// a coarser site, and at the top, to one function per variant.
+    Unmergeable,
+    /// Not expressible at all.
+    Refused(UnifyError),
+}
 
 pub(crate) enum Item<'t> {
     /// The same tokens in every revision of the set, printed from the first.
@@ -201,7 +207,7 @@ impl<'t> Ctx<'t> {
     }
 
     /// Merges a compound statement of every revision of the set.
-    pub fn block(&self, nodes: &[(usize, Node<'t>)]) -> Result<Body<'t>, Unmergeable> {
+    pub fn block(&self, nodes: &[(usize, Node<'t>)]) -> Result<Body<'t>, MergeError> {
         let (seqs, trailers): (Vec<_>, Vec<_>) = nodes.iter().map(|&(r, n)| self.block_seq(r, n)).unzip();
         Ok(Body {
             items: self.merge_seq(&seqs)?,
@@ -212,7 +218,7 @@ impl<'t> Ctx<'t> {
     }
 
     /// Merges one statement sequence per revision of the set.
-    pub fn merge_seq(&self, seqs: &[Seq<'t>]) -> Result<Vec<Item<'t>>, Unmergeable> {
+    pub fn merge_seq(&self, seqs: &[Seq<'t>]) -> Result<Vec<Item<'t>>, MergeError> {
         let keys: Vec<Vec<Keys>> = seqs
             .iter()
             .map(|s| {
@@ -301,9 +307,18 @@ impl<'t> Ctx<'t> {
         core: Vec<Vec<Elem<'t>>>,
         ext: Vec<Vec<Elem<'t>>>,
         anchors: Vec<usize>,
-    ) -> Result<Vec<Item<'t>>, Unmergeable> {
+    ) -> Result<Vec<Item<'t>>, MergeError> {
         if core.iter().chain(&ext).flatten().any(|e| e.node.kind() == "case_statement") {
-            return Err(Unmergeable);
+            return Err(MergeError::Unmergeable);
+        }
+        // A macro defined or undefined in a branch would hold for all revisions after it.
+        if let Some((rev, d)) = core.iter().flatten().find_map(|e| macro_directive(e.node).map(|d| (e.rev, d))) {
+            return Err(MergeError::Refused(UnifyError::Preprocessor {
+                at: self.rev(rev).loc(d.start_byte()),
+                message: "this directive differs between revisions inside a function; psychic cannot confine \
+                          a #define or #undef to some revisions"
+                    .into(),
+            }));
         }
         let mut groups: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
         for (p, es) in core.iter().enumerate() {
@@ -353,7 +368,7 @@ impl<'t> Ctx<'t> {
 
     /// Splits one slot of same-kind statements, or `None` if they must be
     /// replaced whole.
-    fn split(&self, es: &[Elem<'t>]) -> Result<Option<Item<'t>>, Unmergeable> {
+    fn split(&self, es: &[Elem<'t>]) -> Result<Option<Item<'t>>, MergeError> {
         let nodes: Vec<(usize, Node<'t>)> = es.iter().map(|e| (e.rev, e.node)).collect();
         let field = |f: &str| -> Vec<Option<Node<'t>>> {
             nodes.iter().map(|(_, n)| n.child_by_field_name(f)).collect()
@@ -392,7 +407,8 @@ impl<'t> Ctx<'t> {
                 match self.block(&bodies) {
                     Ok(body) => holes.push(Hole { range: bodies[0].1.byte_range(), fill: Fill::Body(body) }),
                     // Case labels would land inside a branch: the switch is the site.
-                    Err(Unmergeable) => return Ok(None),
+                    Err(MergeError::Unmergeable) => return Ok(None),
+                    Err(e) => return Err(e),
                 }
             }
             "case_statement" => {
@@ -497,7 +513,7 @@ impl<'t> Ctx<'t> {
         nodes: &[(usize, Node<'t>)],
         bodies: Vec<Option<Node<'t>>>,
         else_part: bool,
-    ) -> Result<Option<Hole<'t>>, Unmergeable> {
+    ) -> Result<Option<Hole<'t>>, MergeError> {
         if bodies.iter().all(Option::is_none) || self.all_equal(nodes, &bodies) {
             return Ok(None);
         }
@@ -552,7 +568,7 @@ impl<'t> Ctx<'t> {
         &self,
         nodes: &[(usize, Node<'t>)],
         field: &dyn Fn(&str) -> Vec<Option<Node<'t>>>,
-    ) -> Result<Option<Vec<Hole<'t>>>, Unmergeable> {
+    ) -> Result<Option<Vec<Hole<'t>>>, MergeError> {
         let inits = field("initializer");
         let is_decl = |i: &Option<Node>| i.is_some_and(|i| i.kind() == "declaration");
         let semis = |n: Node<'t>| children(n).into_iter().filter(|c| c.kind() == ";").collect::<Vec<_>>();
@@ -679,6 +695,14 @@ impl<'t> Ctx<'t> {
 /// The first named child that is not a comment.
 pub(crate) fn first_named(n: Node) -> Option<Node> {
     named_children(n).into_iter().find(|c| c.kind() != "comment")
+}
+
+/// A `#define`, `#undef` or other directive that acts beyond its place, in `node`.
+fn macro_directive(node: Node) -> Option<Node> {
+    match node.kind() {
+        "preproc_def" | "preproc_function_def" | "preproc_call" => Some(node),
+        _ => named_children(node).into_iter().find_map(macro_directive),
+    }
 }
 
 /// Names a statement declares in its block (variables, typedefs, tags, enumerators).

@@ -10,7 +10,7 @@ use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 use super::align::{Elem, Keys, align, elems};
 use super::decl::{Name, declarator_name, declarators, declares_function, defined_names};
 use super::error::{Loc, UnifyError};
-use super::merge::{Ctx, Fill, Hole, Item};
+use super::merge::{Ctx, Fill, Hole, Item, MergeError};
 use super::parse::{Rev, children, hash_of, named_children, token_key, tokens};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,6 +315,7 @@ pub(crate) fn merge_file<'t>(
             let mut labels = BTreeMap::new();
             let body = match ctx.block(&bodies) {
                 Ok(body) if bodies.len() == its.len() => body,
+                Err(MergeError::Refused(e)) => return Err(e.into()),
                 _ => {
                     unmergeable.push(name);
                     continue;

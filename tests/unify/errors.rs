@@ -123,6 +123,10 @@ fn unmergeable_preprocessor_differences() {
     };
     let dir = setup(&[("orig.c", &limit("10")), ("p1.c", &limit("3"))]);
     assert_refused(&unify(dir.path(), &["orig.c", "p1.c"]), "orig.c:3:1: ", "`LIMIT` is defined differently");
+    // A macro defined inside a function by one revision only.
+    let inner = GOOD.replace("    int x;\n", "    int x;\n#define SHOW 1\n");
+    let dir = setup(&[("orig.c", GOOD), ("p1.c", &inner)]);
+    assert_refused(&unify(dir.path(), &["orig.c", "p1.c"]), "p1.c:6:1: ", "cannot confine a #define");
     // A local header only one revision includes.
     let local = GOOD.replace("#include <stdio.h>\n", "#include <stdio.h>\n#include \"config.h\"\n");
     let dir = setup(&[("orig.c", GOOD), ("p1.c", &local), ("config.h", "")]);
