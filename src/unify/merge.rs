@@ -27,8 +27,8 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::align::{Elem, Keys, Slot, align, elems};
-use super::error::UnifyError;
 use super::decl::{self, declarator_name, declarators, defined_names, storage_class};
+use super::error::UnifyError;
 use super::meta::SiteKind;
 use super::parse::{Rev, children, hash_of, named_children, token_key, tokens};
 
@@ -312,12 +312,15 @@ impl<'t> Ctx<'t> {
             return Err(MergeError::Unmergeable);
         }
         // A macro defined or undefined in a branch would hold for all revisions after it.
-        if let Some((rev, d)) = core.iter().flatten().find_map(|e| macro_directive(e.node).map(|d| (e.rev, d))) {
+        if let Some((rev, d)) =
+            core.iter().flatten().find_map(|e| macro_directive(e.node).map(|d| (e.rev, d)))
+        {
             return Err(MergeError::Refused(UnifyError::Preprocessor {
                 at: self.rev(rev).loc(d.start_byte()),
-                message: "this directive differs between revisions inside a function; psychic cannot confine \
+                message:
+                    "this directive differs between revisions inside a function; psychic cannot confine \
                           a #define or #undef to some revisions"
-                    .into(),
+                        .into(),
             }));
         }
         let mut groups: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();

@@ -32,22 +32,7 @@ pub(crate) fn apply(orig_name: &str, orig: &str, diff_path: &Path, diff: &str) -
     let mut image: Vec<(&str, bool)> = orig_lines.iter().map(|l| (*l, false)).collect();
     let mut shift: isize = 0;
     for (i, hunk) in patch.hunks().iter().enumerate() {
-        let pre: Vec<&str> = hunk
-            .lines()
-            .iter()
-            .filter_map(|l| match l {
-                diffy::Line::Context(s) | diffy::Line::Delete(s) => Some(*s),
-                diffy::Line::Insert(_) => None,
-            })
-            .collect();
-        let post: Vec<&str> = hunk
-            .lines()
-            .iter()
-            .filter_map(|l| match l {
-                diffy::Line::Context(s) | diffy::Line::Insert(s) => Some(*s),
-                diffy::Line::Delete(_) => None,
-            })
-            .collect();
+        let (pre, post) = (side(hunk, true), side(hunk, false));
         let old = hunk.old_range();
         // `-l,0` inserts after line l; otherwise the hunk starts at line l.
         let base = if old.is_empty() { old.start() } else { old.start().saturating_sub(1) };
@@ -68,6 +53,19 @@ pub(crate) fn apply(orig_name: &str, orig: &str, diff_path: &Path, diff: &str) -
         shift = pos as isize - base as isize + post.len() as isize - pre.len() as isize;
     }
     Ok(image.into_iter().map(|(l, _)| l).collect())
+}
+
+/// The hunk's lines before (`old`) or after the change.
+fn side<'a>(hunk: &diffy::Hunk<'a, str>, old: bool) -> Vec<&'a str> {
+    hunk.lines()
+        .iter()
+        .filter_map(|l| match (l, old) {
+            (diffy::Line::Context(s), _)
+            | (diffy::Line::Delete(s), true)
+            | (diffy::Line::Insert(s), false) => Some(*s),
+            _ => None,
+        })
+        .collect()
 }
 
 fn same_line(a: &str, b: &str) -> bool {

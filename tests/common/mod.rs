@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use psychic::compile::{NativeOptions, Toolchain};
+use psychic::ktest::KTest;
 use psychic::replay::{self, Outcome};
 use psychic::unify::{self, MetaProgram, RevisionSource};
 
@@ -51,6 +52,19 @@ pub fn build(tc: &Toolchain, path: &Path, text: &str) -> Result<PathBuf, String>
     let bin = path.with_extension("bin");
     tc.native(path, &bin, &NativeOptions::default()).map_err(|e| e.to_string())?;
     Ok(bin)
+}
+
+/// Writes `tests` into `dir` as `test0.ktest`, `test1.ktest`, ...
+pub fn write_tests(dir: &Path, tests: &[KTest]) -> Vec<PathBuf> {
+    tests
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let p = dir.join(format!("test{i}.ktest"));
+            t.write(&p).unwrap();
+            p
+        })
+        .collect()
 }
 
 pub fn sources(files: &[(String, String)]) -> Vec<RevisionSource> {

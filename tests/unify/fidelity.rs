@@ -9,7 +9,7 @@ use psychic::ktest::{KTest, Object};
 use psychic::unify::SiteKind;
 
 use crate::common::mutate::{self, BASES};
-use crate::common::{build, check_fidelity, par_map, sources, strict_toolchain};
+use crate::common::{build, check_fidelity, par_map, sources, strict_toolchain, write_tests};
 
 /// A fixture directory: `orig.c`, `p1.c`, ... and `inputs.txt`.
 pub struct Fixture {
@@ -81,16 +81,7 @@ fn check_group(group: &str) -> BTreeMap<SiteKind, usize> {
                 build(&tc, &dir.path().join(name), text).unwrap_or_else(|e| panic!("{}/{name}: {e}", f.name))
             })
             .collect();
-        let tests: Vec<PathBuf> = f
-            .tests
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let p = dir.path().join(format!("test{i}.ktest"));
-                t.write(&p).unwrap();
-                p
-            })
-            .collect();
+        let tests = write_tests(dir.path(), &f.tests);
         let result = check_fidelity(&tc, dir.path(), &sources(&f.files), &own, &tests);
         result.map_err(|e| format!("{}: {e} (kept in {})", f.name, dir.keep().display()))
     });
@@ -194,15 +185,7 @@ fn generated_patch_sets_keep_revision_fidelity() {
         let own: Vec<PathBuf> =
             keep.iter().map(|&r| bin_of[&(set.base, set.revisions[r].as_str())].clone()).collect();
         let seed: u64 = set.name.rsplit('-').next().unwrap().parse().unwrap();
-        let tests: Vec<PathBuf> = mutate::inputs(BASES[set.base].inputs, seed, TESTS_PER_SET)
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let p = dir.path().join(format!("test{i}.ktest"));
-                t.write(&p).unwrap();
-                p
-            })
-            .collect();
+        let tests = write_tests(dir.path(), &mutate::inputs(BASES[set.base].inputs, seed, TESTS_PER_SET));
         for (name, text) in &files {
             std::fs::write(dir.path().join(name), text).unwrap();
         }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use psychic::ktest::{KTest, Object};
 use psychic::unify::{self, MetaProgram, SiteKind};
 
-use crate::common::{build, check_fidelity, sources, strict_toolchain};
+use crate::common::{build, check_fidelity, sources, strict_toolchain, write_tests};
 
 /// A program whose `big` function is 200 lines long.
 fn program() -> String {
@@ -96,16 +96,14 @@ fn a_one_token_initializer_change_is_an_initializer_site() {
     let dir = tempfile::tempdir().unwrap();
     let files = vec![("orig.c".to_string(), orig), ("p1.c".to_string(), patched)];
     let own: Vec<PathBuf> = files.iter().map(|(n, t)| build(&tc, &dir.path().join(n), t).unwrap()).collect();
-    let tests: Vec<PathBuf> = [0i32, 5, 30, 99, -7]
+    let inputs: Vec<KTest> = [0i32, 5, 30, 99, -7]
         .iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let p = dir.path().join(format!("t{i}.ktest"));
+        .map(|x| {
             let objects = vec![Object { name: "x".into(), bytes: x.to_le_bytes().to_vec() }];
-            KTest { args: vec!["big".into()], sym_argvs: 0, sym_argv_len: 0, objects }.write(&p).unwrap();
-            p
+            KTest { args: vec!["big".into()], sym_argvs: 0, sym_argv_len: 0, objects }
         })
         .collect();
+    let tests = write_tests(dir.path(), &inputs);
     let (_, runs) = check_fidelity(&tc, dir.path(), &sources(&files), &own, &tests).unwrap();
     assert_eq!(runs, 10);
 }
