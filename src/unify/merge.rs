@@ -357,6 +357,7 @@ impl<'t> Ctx<'t> {
         let indent_at = whole.iter().flatten().next().map(|e| (e.rev, e.start)).expect("a run has code");
         let returns = ext.iter().all(Vec::is_empty)
             && core.iter().all(|es| es.len() == 1 && es[0].node.kind() == "return_statement");
+        else_last(&mut groups, |(_, ps)| ps.len());
         let mut variants = Vec::new();
         for (_, ps) in groups {
             let sub: Vec<Seq<'t>> = ps.iter().map(|&p| seq_of(p, whole[p].clone())).collect();
@@ -487,6 +488,7 @@ impl<'t> Ctx<'t> {
                 None => variants.push((key, ExprVariant { revs: vec![rev], expr: part.map(|n| (rev, n)) })),
             }
         }
+        else_last(&mut variants, |(_, v)| v.revs.len());
         let range_of = |i: usize| parts[i].map_or(anchors[i]..anchors[i], |n| n.byte_range());
         Some(Hole {
             range: range_of(0),
@@ -692,6 +694,18 @@ impl<'t> Ctx<'t> {
             ));
         }
         Some(holes)
+    }
+}
+
+/// Orders variants (given in order of their lowest revision) so that the one
+/// most revisions take is the chain's `else`: it needs no comparisons, so the
+/// chain is shortest to read and to execute.
+fn else_last<T>(variants: &mut Vec<T>, size: impl Fn(&T) -> usize) {
+    let max = variants.iter().map(&size).max().unwrap_or(0);
+    if variants.last().is_some_and(|v| size(v) < max) {
+        let i = variants.iter().position(|v| size(v) == max).expect("the maximum is attained");
+        let v = variants.remove(i);
+        variants.push(v);
     }
 }
 

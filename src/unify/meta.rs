@@ -84,7 +84,8 @@ pub struct Site {
     /// The enclosing function, as named in the meta program.
     pub function: String,
     pub lines: LineSpan,
-    /// In the order they are tested; the last is the chain's `else`.
+    /// In the order they are tested: by lowest revision, except that the
+    /// variant most revisions take comes last, as the chain's `else`.
     pub variants: Vec<Variant>,
 }
 
