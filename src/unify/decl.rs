@@ -224,3 +224,22 @@ pub(crate) fn lookup<'t>(rev: &Rev, at: Node<'t>, name: &str) -> Option<(Node<'t
     }
     None
 }
+
+/// How many parameters a function definition declares (`f(void)` and `f()` have none).
+pub(crate) fn parameter_count(rev: &Rev, def: Node) -> usize {
+    let mut d = def.child_by_field_name("declarator");
+    while let Some(n) = d.filter(|n| n.kind() != "function_declarator") {
+        d = n.child_by_field_name("declarator");
+    }
+    let params: Vec<Node> = d
+        .and_then(|f| f.child_by_field_name("parameters"))
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.kind() != "comment")
+        .collect();
+    match params.as_slice() {
+        [only] if rev.text_of(*only) == "void" => 0,
+        ps => ps.len(),
+    }
+}

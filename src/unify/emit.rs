@@ -7,10 +7,11 @@
 //! it; continuation lines move with their statement.
 
 use super::align::Elem;
+use super::decl::parameter_count;
 use super::merge::{Body, Ctx, ExprSite, Fill, Item, Shape, StmtSite, Style};
 use super::meta::{CodeSpan, LineOrigin, LineSpan, Site, SiteKind, Variant};
 use super::parse::Rev;
-use super::toplevel::{FileMerge, TopEntry};
+use super::toplevel::{FileMerge, MainVariant, TopEntry};
 
 pub(crate) struct Printed {
     pub text: String,
@@ -39,11 +40,16 @@ pub(crate) fn print(ctx: &Ctx, file: &FileMerge, header: &str, revisions: usize)
         blank_next = true;
     }
     for (i, entry) in file.entries.iter().enumerate() {
-        let (rev, start) = match entry {
-            TopEntry::Item(item) => first_pos(item),
-            TopEntry::Prototype(e) => (e.rev, e.start),
-        };
-        let blank = blank_next || (i > 0 && blank_line_before(&ctx.revs[rev], start));
+        let blank = blank_next
+            || i > 0
+                && match entry {
+                    TopEntry::Item(item) => {
+                        let (rev, start) = first_pos(item);
+                        blank_line_before(&ctx.revs[rev], start)
+                    }
+                    TopEntry::Prototype(e) => blank_line_before(&ctx.revs[e.rev], e.start),
+                    TopEntry::Dispatch(_) => true,
+                };
         p.put(if blank { "\n\n" } else { "\n" }, &[]);
         blank_next = false;
         match entry {
@@ -59,6 +65,10 @@ pub(crate) fn print(ctx: &Ctx, file: &FileMerge, header: &str, revisions: usize)
                     &format!("{sig}; /* moved by some revisions; defined below */"),
                     &[(e.rev, r.line(e.start))],
                 );
+            }
+            TopEntry::Dispatch(variants) => {
+                p.function = "main".to_string();
+                p.dispatch(variants);
             }
         }
         if i + 1 == file.decl_at {
@@ -377,6 +387,63 @@ impl Printer<'_, '_> {
             site.spans.iter().map(|(r, range)| (*r, self.rev(*r).line(range.end))).collect();
         self.put(&format!("\n{ind}}}"), &all);
         self.finish(id, start, variants);
+    }
+
+    /// A `main` that calls each revision's own, renamed `main`.
+    fn dispatch(&mut self, variants: &[MainVariant]) {
+        let ctx = self.ctx;
+        let params = |d: &Elem| parameter_count(&ctx.revs[d.rev], d.node);
+        let envp = variants.iter().flat_map(|v| &v.defs).any(|d| params(d) >= 3);
+        let sig = if envp {
+            "int main(int argc, char **argv, char **envp)"
+        } else {
+            "int main(int argc, char **argv)"
+        };
+        self.put(&format!("/* The main of each revision, renamed above. */\n{sig} {{\n{}", self.unit), &[]);
+        let id = self.reserve(SiteKind::Statement);
+        let start = self.line();
+        let ind = self.unit.clone();
+        let mut out = Vec::new();
+        for (vi, v) in variants.iter().enumerate() {
+            let origins: Vec<(usize, usize)> =
+                v.defs.iter().map(|d| (d.rev, self.rev(d.rev).line(d.start))).collect();
+            let comment = revisions_comment(&v.revs);
+            let header = match vi {
+                0 => format!("if ({}) {{ {comment}", selector(id, &v.revs)),
+                _ if vi + 1 < variants.len() => {
+                    format!("\n{ind}}} else if ({}) {{ {comment}", selector(id, &v.revs))
+                }
+                _ => format!("\n{ind}}} else {{ {comment}"),
+            };
+            self.put(&header, &origins);
+            let first = self.line();
+            let d = &v.defs[0];
+            let r = &ctx.revs[d.rev];
+            let args = ["", "argc", "argc, argv", "argc, argv, envp"][params(d).min(3)];
+            let returns_void = d.node.child_by_field_name("type").is_some_and(|t| r.text_of(t) == "void");
+            let call = if returns_void {
+                format!("{}({args});\n{ind}{ind}return 0;", v.meta_name)
+            } else {
+                format!("return {}({args});", v.meta_name)
+            };
+            self.put(&format!("\n{ind}{ind}{call}"), &origins);
+            let code = v
+                .revs
+                .iter()
+                .map(|&q| {
+                    let rev = self.rev(q);
+                    let (s, e) = v.defs.iter().find(|d| d.rev == q).map_or((0, 0), |d| (d.start, d.end));
+                    CodeSpan { revision: q, start: rev.pos(s), end: rev.pos(e) }
+                })
+                .collect();
+            out.push(Variant {
+                revisions: v.revs.clone(),
+                lines: LineSpan { start: first, end: self.line() },
+                code,
+            });
+        }
+        self.put(&format!("\n{ind}}}\n}}"), &[]);
+        self.finish(id, start, out);
     }
 
     fn expr_site(&mut self, site: &ExprSite, extra: usize) {

@@ -118,7 +118,13 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
             }
         };
         let ctx = Ctx::new(&revs);
-        match toplevel::merge_file(&ctx, &items, trailer) {
+        let main = Name::ordinary("main");
+        let mains: BTreeMap<usize, String> = if maps.iter().any(|m| m.contains_key(&main)) {
+            maps.iter().enumerate().filter_map(|(r, m)| m.get(&main).map(|n| (r, n.clone()))).collect()
+        } else {
+            BTreeMap::new()
+        };
+        match toplevel::merge_file(&ctx, &items, trailer, &mains) {
             Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers)),
             Err(FileError::Fatal(e)) => return Err(e),
             Err(FileError::Unmergeable(names)) => {

@@ -2,8 +2,8 @@
 //! signature, global initializer, type or macro, or a function whose bodies cannot
 //! share one definition), each differing definition gets a name of its own and
 //! each revision's references follow its definition. The lowest revision keeps
-//! the original name. Renaming is scope-aware: a local that shadows the name is
-//! left alone.
+//! the original name (but `main`, whose variants all get names of their own).
+//! Renaming is scope-aware: a local that shadows the name is left alone.
 //!
 //! The same pass replaces `__LINE__` with the revision's own line number, and
 //! `__func__` in renamed functions with the original name, so that neither
@@ -71,14 +71,9 @@ pub(crate) fn extend(
         }
         let first_differing = groups.get(1).map_or(groups[0].1[0], |g| g.1[0]);
         let at = revs[first_differing].loc(where_[&(name, first_differing)]);
-        if !name.tag && name.text == "main" {
-            return Err(UnifyError::Unsupported {
-                at,
-                message: "`main` differs between revisions in a way that needs one copy per revision \
-                          (its signature, or labels in its body); psychic can rename any function but main"
-                    .into(),
-            });
-        }
+        // `main` cannot take another name: every variant does, and the printer
+        // adds a `main` that calls the revision's own.
+        let rename_all = capture || (!name.tag && name.text == "main");
         for d in directives {
             let own = macros.contains(name) && d.defines.as_deref() == Some(name.text.as_str());
             if !own && words(&d.text).any(|w| w == name.text) {
@@ -92,7 +87,7 @@ pub(crate) fn extend(
             }
         }
         for (gi, (_, group)) in groups.iter().enumerate() {
-            if gi == 0 && !capture {
+            if gi == 0 && !rename_all {
                 continue;
             }
             let fresh = fresh_name(&name.text, group[0], revs);

@@ -159,6 +159,16 @@ pub(crate) enum TopEntry<'t> {
     /// The prototype of a function some revisions define earlier than others;
     /// the definition is printed at its last place.
     Prototype(Elem<'t>),
+    /// A `main` that calls the revision's own `main`, renamed.
+    Dispatch(Vec<MainVariant<'t>>),
+}
+
+/// One variant of a renamed `main`.
+pub(crate) struct MainVariant<'t> {
+    pub revs: Vec<usize>,
+    pub meta_name: String,
+    /// Its definition in each revision that has it.
+    pub defs: Vec<Elem<'t>>,
 }
 
 /// The merged file.
@@ -192,10 +202,12 @@ enum SlotState {
 }
 
 /// Aligns the file-scope items of every revision by key and merges each slot.
+/// `mains`: the names `main` has per revision, if it had to be renamed.
 pub(crate) fn merge_file<'t>(
     ctx: &Ctx<'t>,
     items: &[Vec<TopItem<'t>>],
     trailer: Option<Range<usize>>,
+    mains: &BTreeMap<usize, String>,
 ) -> Result<FileMerge<'t>, FileError> {
     let n = items.len();
     let keys: Vec<Vec<Keys>> = items
@@ -348,6 +360,17 @@ pub(crate) fn merge_file<'t>(
     if !unmergeable.is_empty() {
         return Err(FileError::Unmergeable(unmergeable));
     }
+    if !mains.is_empty() {
+        let dispatch = main_dispatch(ctx, &entries, mains, n);
+        let last = entries
+            .iter()
+            .rposition(|e| {
+                matches!(e, TopEntry::Item(Item::Shared(es) | Item::Split { elems: es, .. })
+                    if is_main_variant(ctx, es[0], mains))
+            })
+            .map_or(entries.len(), |i| i + 1);
+        entries.insert(last, TopEntry::Dispatch(dispatch));
+    }
     let rep_item = |e: &TopEntry<'t>| match e {
         TopEntry::Item(Item::Shared(es)) => Some(es[0]),
         _ => None,
@@ -365,6 +388,50 @@ pub(crate) fn merge_file<'t>(
             })
     });
     Ok(FileMerge { entries, decl_at, has_klee, trailer: trailer.map(|t| (0, t)) })
+}
+
+fn is_main_variant(ctx: &Ctx, e: Elem, mains: &BTreeMap<usize, String>) -> bool {
+    e.node.kind() == "function_definition"
+        && e.node
+            .child_by_field_name("declarator")
+            .and_then(declarator_name)
+            .is_some_and(|n| mains.get(&e.rev).is_some_and(|m| m == ctx.revs[e.rev].text_of(n)))
+}
+
+/// The variants of the dispatching `main`: one per renamed `main`, with the
+/// revisions that have none (they cannot run anyway) in the last.
+fn main_dispatch<'t>(
+    ctx: &Ctx<'t>,
+    entries: &[TopEntry<'t>],
+    mains: &BTreeMap<usize, String>,
+    n: usize,
+) -> Vec<MainVariant<'t>> {
+    let mut variants: Vec<MainVariant<'t>> = entries
+        .iter()
+        .filter_map(|e| match e {
+            TopEntry::Item(Item::Shared(es) | Item::Split { elems: es, .. })
+                if is_main_variant(ctx, es[0], mains) =>
+            {
+                Some(MainVariant {
+                    revs: es.iter().map(|e| e.rev).collect(),
+                    meta_name: mains[&es[0].rev].clone(),
+                    defs: es.clone(),
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    variants.sort_by_key(|v| v.revs[0]);
+    let max = variants.iter().map(|v| v.revs.len()).max().unwrap_or(0);
+    if let Some(i) = variants.iter().position(|v| v.revs.len() == max) {
+        let v = variants.remove(i);
+        variants.push(v);
+    }
+    if let Some(last) = variants.last_mut() {
+        last.revs.extend((0..n).filter(|r| !mains.contains_key(r)));
+        last.revs.sort();
+    }
+    variants
 }
 
 /// How often each label would be printed in a merged function body.
