@@ -85,6 +85,13 @@ fn a_diff_that_does_not_apply() {
 }
 
 #[test]
+fn a_file_that_is_not_text() {
+    let dir = setup(&[("orig.c", GOOD)]);
+    std::fs::write(dir.path().join("bin.c"), b"int x;\nint \xff\xfe y;\n").unwrap();
+    assert_refused(&unify(dir.path(), &["orig.c", "bin.c"]), "bin.c:2:5: ", "not UTF-8 text");
+}
+
+#[test]
 fn only_one_revision() {
     let dir = setup(&[("orig.c", GOOD)]);
     assert_refused(&unify(dir.path(), &["orig.c"]), "orig.c:1:1: ", "only one revision");
