@@ -299,7 +299,12 @@ impl Printer<'_, '_> {
         match body.shape {
             Shape::Inline => self.item(&body.items[0], extra, true),
             Shape::Braced { lead } => {
-                self.put(&format!("{lead}{{"), &[]);
+                let close =
+                    format!("{}{}", self.rev(rev).line_indent(body.close_at), self.unit.repeat(extra));
+                match lead.strip_prefix('\n') {
+                    Some(rest) => self.put(&format!("\n{close}{rest}{{"), &[]),
+                    None => self.put(&format!("{lead}{{"), &[]),
+                }
                 self.lines(&body.items, extra);
                 if let Some(t) = &body.trailer {
                     let r = self.rev(rev);

@@ -90,7 +90,8 @@ pub(crate) struct Body<'t> {
 pub(crate) enum Shape {
     /// One statement, printed where the representative's was.
     Inline,
-    /// `{ ... }`, with `lead` before the brace.
+    /// `{ ... }`, with `lead` before the brace; a lead starting with a newline
+    /// continues at the indentation of the closing brace.
     Braced { lead: &'static str },
     /// Statements one per line without braces (the statements of a `case`).
     Lines,
@@ -561,7 +562,13 @@ impl<'t> Ctx<'t> {
             None => {
                 debug_assert!(else_part);
                 let end = owner.end_byte();
-                (end..end, Shape::Braced { lead: " else " }, owner.start_byte(), None)
+                // `} else {` after a block, `else {` on a line of its own after a statement.
+                let after_block = nodes[0]
+                    .1
+                    .child_by_field_name("consequence")
+                    .is_some_and(|c| c.kind() == "compound_statement");
+                let lead = if after_block { " else " } else { "\nelse " };
+                (end..end, Shape::Braced { lead }, owner.start_byte(), None)
             }
         };
         Ok(Some(Hole { range, fill: Fill::Body(Body { items, shape, trailer, close_at }) }))
