@@ -5,8 +5,13 @@
 //! → `diff` (with `replay`) → `cluster` → `report`. `cli` drives them.
 
 pub mod cli;
+pub mod cluster;
 pub mod compile;
+pub mod diff;
+pub mod expr;
 pub mod ktest;
 pub mod replay;
+pub mod report;
 pub mod runtime;
+pub mod solver;
 pub mod unify;

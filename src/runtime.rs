@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Exit status of a native run whose input violates `klee_assume`/`klee_range`.
 pub const STATUS_ASSUME_VIOLATED: i32 = 120;
@@ -17,6 +17,16 @@ pub const STATUS_REPLAY_ERROR: i32 = 121;
 const HEADERS: &[(&str, &str)] = &[
     ("klee/klee.h", include_str!("../runtime/include/klee/klee.h")),
     ("psychic.h", include_str!("../runtime/include/psychic.h")),
+];
+
+/// The libc model the engine links into programs (runtime/symbolic/README.md),
+/// as (file name, contents). Compiled to bitcode by `compile` when needed.
+pub const LIBC_MODEL: &[(&str, &str)] = &[
+    ("model.h", include_str!("../runtime/symbolic/model.h")),
+    ("string.c", include_str!("../runtime/symbolic/string.c")),
+    ("ctype.c", include_str!("../runtime/symbolic/ctype.c")),
+    ("stdlib.c", include_str!("../runtime/symbolic/stdlib.c")),
+    ("env.c", include_str!("../runtime/symbolic/env.c")),
 ];
 
 /// The native runtime, compiled by build.rs with the `cc` crate.
@@ -35,6 +45,10 @@ impl Installed {
             fs::create_dir_all(path.parent().expect("header paths have a parent"))?;
             fs::write(path, text)?;
         }
+        fs::create_dir_all(dir.path().join("libc"))?;
+        for (name, text) in LIBC_MODEL {
+            fs::write(dir.path().join("libc").join(name), text)?;
+        }
         fs::create_dir_all(dir.path().join("lib"))?;
         fs::write(dir.path().join("lib/libpsychic_native.a"), NATIVE_LIB)?;
         Ok(Installed { dir })
@@ -50,7 +64,12 @@ impl Installed {
         self.dir.path().join("lib/libpsychic_native.a")
     }
 
-    pub fn root(&self) -> &Path {
-        self.dir.path()
+    /// The C sources of the libc model (`.c` files only, in a fixed order).
+    pub fn libc_model_sources(&self) -> Vec<PathBuf> {
+        LIBC_MODEL
+            .iter()
+            .filter(|(name, _)| name.ends_with(".c"))
+            .map(|(name, _)| self.dir.path().join("libc").join(name))
+            .collect()
     }
 }

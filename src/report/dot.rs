@@ -1,0 +1,76 @@
+//! The decision tree in Graphviz: tests as boxes, clusters as ellipses, edges
+//! labelled with the outcome.
+
+use std::fmt::Write as _;
+
+use super::{Report, TreeNode, revision_set};
+
+pub fn tree_dot(r: &Report) -> String {
+    let mut s = String::from("digraph psychic {\n  node [fontname=\"monospace\"];\n");
+    let mut next = 0;
+    match &r.decision_tree {
+        Some(tree) => {
+            node(r, tree, &mut next, &mut s);
+        }
+        None => {
+            let all: Vec<usize> = r.revisions.iter().map(|x| x.index).collect();
+            let _ = writeln!(s, "  n0 [shape=ellipse, label=\"{}\"];", revision_set(&all));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Emits `tree` and returns its node name.
+fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String {
+    let me = format!("n{next}");
+    *next += 1;
+    let test = r.test(tree.test);
+    let inputs: Vec<String> =
+        test.map(|t| t.inputs.iter().map(|i| i.display()).collect()).unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "  {me} [shape=box, label={}];",
+        quote(&format!("test #{}\n{}", tree.test, inputs.join(" ")))
+    );
+    for b in &tree.branches {
+        let child = match &b.subtree {
+            Some(sub) => node(r, sub, next, s),
+            None => {
+                let leaf = format!("n{next}");
+                *next += 1;
+                let _ =
+                    writeln!(s, "  {leaf} [shape=ellipse, label={}];", quote(&revision_set(&b.revisions)));
+                leaf
+            }
+        };
+        let label = test
+            .and_then(|t| t.outcomes.get(b.outcome))
+            .map(|o| {
+                let out = if o.stdout.len() > 24 {
+                    format!("{}…", &o.stdout[..o.stdout.floor_char_boundary(24)])
+                } else {
+                    o.stdout.clone()
+                };
+                format!("{}\n{:?}", o.status_text(), out)
+            })
+            .unwrap_or_default();
+        let _ = writeln!(s, "  {me} -> {child} [label={}];", quote(&label));
+    }
+    me
+}
+
+/// A DOT string literal.
+fn quote(text: &str) -> String {
+    let mut q = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}

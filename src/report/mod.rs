@@ -1,0 +1,219 @@
+//! The results of `diff-patches`, as data other tools read (`report.json`) and as
+//! text people read (`report.txt`, the terminal summary, `tree.dot`).
+//!
+//! The JSON layout is a contract, documented in the README: fields may be added,
+//! never renamed or removed.
+
+mod dot;
+mod text;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use dot::tree_dot;
+pub use text::summary;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub psychic_version: String,
+    /// Index 0 is the original; then the patches in command-line order.
+    pub revisions: Vec<Revision>,
+    /// Revisions no confirmed test tells apart; every revision in exactly one.
+    pub clusters: Vec<Vec<usize>>,
+    pub tests: Vec<Test>,
+    /// `None` when there is one cluster: nothing to decide.
+    pub decision_tree: Option<TreeNode>,
+    /// A smallest set of test ids that separates every pair of clusters.
+    pub separating_tests: Vec<usize>,
+    pub stats: Stats,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Revision {
+    pub index: usize,
+    pub name: String,
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Test {
+    pub id: usize,
+    /// Relative to the output directory.
+    pub ktest: String,
+    pub inputs: Vec<Input>,
+    /// One per outcome class, in order of the smallest revision in it.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// One decoded ktest object.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Input {
+    pub name: String,
+    pub size: usize,
+    pub hex: String,
+    /// Little-endian signed and unsigned values, for sizes 1, 2, 4 and 8.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub int: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub uint: Option<u64>,
+    /// The bytes as text, when they are printable ASCII (a trailing NUL allowed).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub text: Option<String>,
+}
+
+impl Input {
+    pub fn from_object(o: &crate::ktest::Object) -> Input {
+        let (int, uint) = o.as_ints().map_or((None, None), |(i, u)| (Some(i), Some(u)));
+        let body = o.bytes.strip_suffix(&[0]).unwrap_or(&o.bytes);
+        let text = (!body.is_empty() && body.iter().all(|b| b.is_ascii_graphic() || *b == b' '))
+            .then(|| String::from_utf8_lossy(body).into_owned());
+        Input {
+            name: o.name.clone(),
+            size: o.bytes.len(),
+            hex: o.bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            int,
+            uint,
+            text,
+        }
+    }
+
+    /// `name=value` in the most readable form: text, then the signed integer,
+    /// then hex.
+    pub fn display(&self) -> String {
+        match (&self.text, self.int) {
+            (Some(t), _) if self.size != 4 && self.size != 8 => format!("{}={:?}", self.name, t),
+            (_, Some(i)) => format!("{}={i}", self.name),
+            _ => format!("{}=0x{}", self.name, self.hex),
+        }
+    }
+}
+
+/// What the revisions of one outcome class did on a test.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Outcome {
+    pub revisions: Vec<usize>,
+    pub stdout: String,
+    pub exit_status: Option<i32>,
+    pub signal: Option<i32>,
+    #[serde(default)]
+    pub timed_out: bool,
+    /// `psychic_output` records, `NAME SIZE HEX` each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<String>,
+}
+
+impl Outcome {
+    pub fn status_text(&self) -> String {
+        if self.timed_out {
+            "timeout".into()
+        } else if let Some(s) = self.signal {
+            format!("signal {s} ({})", crate::replay::signal_name(s))
+        } else {
+            format!("exit {}", self.exit_status.unwrap_or(-1))
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TreeNode {
+    pub test: usize,
+    pub branches: Vec<TreeBranch>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TreeBranch {
+    /// Index into the test's `outcomes`.
+    pub outcome: usize,
+    pub revisions: Vec<usize>,
+    /// `None` at a leaf: `revisions` is one cluster.
+    pub subtree: Option<Box<TreeNode>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stats {
+    /// The run stopped early (time budget or interrupt); the results are sound
+    /// but may miss differences.
+    pub partial: bool,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub partial_reason: Option<String>,
+    /// Wall-clock seconds per stage.
+    pub seconds: StageTimes,
+    pub instructions: u64,
+    pub states: u64,
+    pub paths_completed: u64,
+    pub paths_partial: u64,
+    pub queries: u64,
+    pub query_cache_hits: u64,
+    pub cex_cache_hits: u64,
+    pub solver_seconds: f64,
+    pub candidate_tests: u64,
+    pub confirmed_tests: u64,
+    /// Candidates whose native replay did not show the difference the engine
+    /// predicted: a disagreement between engine and native run.
+    pub disagreements: u64,
+    pub tree_optimal: bool,
+    pub separating_optimal: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StageTimes {
+    pub unify: f64,
+    pub compile: f64,
+    pub explore: f64,
+    pub confirm: f64,
+    pub cluster: f64,
+    pub total: f64,
+}
+
+impl Report {
+    pub fn test(&self, id: usize) -> Option<&Test> {
+        self.tests.iter().find(|t| t.id == id)
+    }
+
+    /// Writes `report.json`, `report.txt` and `tree.dot` into `dir`, each
+    /// through a temporary file, so a reader never sees half a file.
+    pub fn write_files(&self, dir: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n";
+        write_atomic(&dir.join("report.json"), json.as_bytes())?;
+        write_atomic(&dir.join("report.txt"), summary(self).as_bytes())?;
+        write_atomic(&dir.join("tree.dot"), tree_dot(self).as_bytes())
+    }
+}
+
+impl TreeNode {
+    /// The report's form of a cluster tree. Outcome classes are numbered by
+    /// first revision, as `outcomes` are, so a class is its outcome's index.
+    pub fn from_tree(tree: &crate::cluster::Tree, clusters: &[Vec<usize>]) -> Option<TreeNode> {
+        let crate::cluster::Tree::Node { test, branches } = tree else { return None };
+        let branches = branches
+            .iter()
+            .map(|b| {
+                let mut revisions: Vec<usize> =
+                    b.clusters.iter().flat_map(|&c| clusters[c].iter().copied()).collect();
+                revisions.sort_unstable();
+                TreeBranch {
+                    outcome: b.outcome as usize,
+                    revisions,
+                    subtree: TreeNode::from_tree(&b.subtree, clusters).map(Box::new),
+                }
+            })
+            .collect();
+        Some(TreeNode { test: *test, branches })
+    }
+}
+
+/// Writes through a sibling temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A set of revisions as `{0, 2, 5}`.
+pub fn revision_set(revs: &[usize]) -> String {
+    let items: Vec<String> = revs.iter().map(usize::to_string).collect();
+    format!("{{{}}}", items.join(", "))
+}

@@ -1,0 +1,143 @@
+//! The human summary: printed on the terminal and saved as `report.txt`.
+
+use std::fmt::Write as _;
+
+use super::{Report, TreeNode, revision_set};
+
+pub fn summary(r: &Report) -> String {
+    let mut s = String::new();
+    let st = &r.stats;
+    let _ = writeln!(
+        s,
+        "psychic: {} revisions, {} {}, {} {}{}",
+        r.revisions.len(),
+        r.clusters.len(),
+        plural(r.clusters.len(), "cluster", "clusters"),
+        r.tests.len(),
+        plural(r.tests.len(), "differential test", "differential tests"),
+        if st.partial { " (partial: the run stopped early)" } else { "" }
+    );
+    if let Some(reason) = &st.partial_reason {
+        let _ = writeln!(s, "  stopped early: {reason}");
+    }
+    let _ = writeln!(s, "\nrevisions:");
+    for rev in &r.revisions {
+        let _ = writeln!(s, "  {:>3}  {}", rev.index, rev.path);
+    }
+    let _ = writeln!(s, "\nclusters (revisions that behave alike on every test found):");
+    for (i, c) in r.clusters.iter().enumerate() {
+        let _ = writeln!(s, "  {}  {}", cluster_name(i), revision_set(c));
+    }
+    if !r.tests.is_empty() {
+        let _ = writeln!(s, "\ntests:");
+    }
+    for t in &r.tests {
+        let inputs: Vec<String> = t.inputs.iter().map(|i| i.display()).collect();
+        let _ = writeln!(s, "  #{} {}  ({})", t.id, inputs.join(" "), t.ktest);
+        for o in &t.outcomes {
+            let _ = writeln!(
+                s,
+                "      {:<14} {}, stdout {:?}",
+                revision_set(&o.revisions),
+                o.status_text(),
+                o.stdout
+            );
+            for a in &o.annotations {
+                let _ = writeln!(s, "      {:<14} output {a}", "");
+            }
+        }
+    }
+    if let Some(tree) = &r.decision_tree {
+        let height = height(tree);
+        let _ = writeln!(
+            s,
+            "\ndecision tree (height {height}{}):",
+            if st.tree_optimal { ", minimal" } else { ", best found within the search budget" }
+        );
+        draw(r, tree, 1, &mut s);
+        let ids: Vec<String> = r.separating_tests.iter().map(|t| format!("#{t}")).collect();
+        let _ = writeln!(
+            s,
+            "\nseparating tests: {}{}",
+            ids.join(", "),
+            if st.separating_optimal {
+                " (a smallest set)"
+            } else {
+                " (best found within the search budget)"
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nstats: {} instructions, {} paths ({} partial), {} queries ({} cache hits), \
+         {} candidate tests, {} confirmed, {} engine/native disagreements",
+        st.instructions,
+        st.paths_completed,
+        st.paths_partial,
+        st.queries,
+        st.query_cache_hits + st.cex_cache_hits,
+        st.candidate_tests,
+        st.confirmed_tests,
+        st.disagreements
+    );
+    let t = &st.seconds;
+    let _ = writeln!(
+        s,
+        "time: {:.2}s total (unify {:.2}s, compile {:.2}s, explore {:.2}s, solver {:.2}s, confirm {:.2}s, cluster {:.2}s)",
+        t.total, t.unify, t.compile, t.explore, st.solver_seconds, t.confirm, t.cluster
+    );
+    s
+}
+
+/// Cluster names A, B, ..., Z, AA, AB, ...
+pub fn cluster_name(mut i: usize) -> String {
+    let mut name = Vec::new();
+    loop {
+        name.push(b'A' + (i % 26) as u8);
+        if i < 26 {
+            break;
+        }
+        i = i / 26 - 1;
+    }
+    name.reverse();
+    String::from_utf8(name).expect("ASCII")
+}
+
+fn height(node: &TreeNode) -> usize {
+    1 + node.branches.iter().filter_map(|b| b.subtree.as_deref()).map(height).max().unwrap_or(0)
+}
+
+fn draw(r: &Report, node: &TreeNode, depth: usize, s: &mut String) {
+    let pad = "  ".repeat(depth);
+    let _ = writeln!(s, "{pad}test #{}", node.test);
+    let test = r.test(node.test);
+    for b in &node.branches {
+        let what = test.and_then(|t| t.outcomes.get(b.outcome)).map(|o| o.status_text()).unwrap_or_default();
+        match &b.subtree {
+            Some(sub) => {
+                let _ = writeln!(s, "{pad}  outcome {} ({what}) {}:", b.outcome, revision_set(&b.revisions));
+                draw(r, sub, depth + 2, s);
+            }
+            None => {
+                let _ =
+                    writeln!(s, "{pad}  outcome {} ({what}) -> {}", b.outcome, revision_set(&b.revisions));
+            }
+        }
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cluster_name;
+
+    #[test]
+    fn cluster_names_continue_past_z() {
+        let names: Vec<String> =
+            [0, 1, 25, 26, 27, 51, 52, 701, 702].iter().map(|&i| cluster_name(i)).collect();
+        assert_eq!(names, ["A", "B", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]);
+    }
+}
