@@ -77,12 +77,9 @@ pub fn unify(a: UnifyArgs) -> Result<ExitCode> {
         tmp.persist(path).with_context(|| format!("{}: cannot write", path.display()))?;
     }
     if let Some(path) = &a.output {
-        eprintln!(
-            "psychic: {} revisions, {} sites -> {}",
-            meta.revisions.len(),
-            meta.sites.len(),
-            path.display()
-        );
+        let sites = meta.sites.len();
+        let plural = if sites == 1 { "" } else { "s" };
+        eprintln!("psychic: {} revisions, {sites} site{plural} -> {}", meta.revisions.len(), path.display());
     }
     Ok(ExitCode::SUCCESS)
 }
