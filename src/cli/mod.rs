@@ -9,6 +9,7 @@ mod diff_patches;
 mod exec_args;
 mod outdir;
 mod tools;
+mod unify;
 
 /// Exit status for usage and input errors.
 pub const EXIT_ERROR: u8 = 2;
@@ -34,6 +35,7 @@ enum Command {
     Compile(tools::CompileArgs),
     Replay(tools::ReplayArgs),
     Show(tools::ShowArgs),
+    Unify(unify::UnifyArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -43,6 +45,7 @@ pub fn main() -> ExitCode {
         Command::Compile(a) => tools::compile(a),
         Command::Replay(a) => tools::replay(a),
         Command::Show(a) => tools::show(a),
+        Command::Unify(a) => unify::unify(a),
     };
     match result {
         Ok(code) => code,
