@@ -184,11 +184,15 @@ fn explore_and_report(
 
     let stats = &summary.stats;
     let solver = &summary.solver;
-    let partial_reason = summary
-        .stopped_early
-        .clone()
-        .filter(|_| !diff.done())
-        .or_else(|| (stats.paths_early > 0).then(|| format!("{} paths ended early (limits or solver failures)", stats.paths_early)));
+    // Once every pair of revisions is told apart, stopping is completion:
+    // further paths cannot change the clusters.
+    let partial_reason = if diff.done() {
+        None
+    } else {
+        summary.stopped_early.clone().or_else(|| {
+            (stats.paths_early > 0).then(|| format!("{} paths ended early (limits or solver failures)", stats.paths_early))
+        })
+    };
     let report = Report {
         psychic_version: env!("CARGO_PKG_VERSION").into(),
         revisions: meta

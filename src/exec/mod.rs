@@ -79,6 +79,11 @@ pub struct ExecConfig {
     pub keep_paths: bool,
     /// Call depth at which a path ends with a stack-overflow error.
     pub max_stack_frames: usize,
+    /// Split a state into one per revision at its first `__klee_meta` call,
+    /// as the paper's ApplyMetaBranch does, instead of splitting revision sets
+    /// only where the revisions' code differs. For measuring the gain of
+    /// shared execution.
+    pub per_revision_states: bool,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -101,6 +106,7 @@ impl Default for ExecConfig {
             revisions: None,
             keep_paths: true,
             max_stack_frames: 10_000,
+            per_revision_states: false,
             interrupt: None,
         }
     }

@@ -13,7 +13,7 @@ use crate::expr::ExprId;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
-use super::ExternalCalls;
+use super::{ExternalCalls, RevSet};
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
 use super::printf::{self, Arg, Slot};
@@ -226,6 +226,19 @@ impl Executor<'_> {
                 let msg = self.string_arg(st, &arg(0), "klee_warning message")?;
                 self.warn(format!("klee_warning: {msg}"));
                 None
+            }
+            Handler::Meta if self.cfg.per_revision_states && st.revisions.len() > 1 => {
+                // The paper's ApplyMetaBranch: from here on, one state per revision.
+                let mut revs = st.revisions.iter();
+                let first = revs.next().expect("more than one revision");
+                for r in revs {
+                    let mut child = st.clone();
+                    child.revisions = RevSet::singleton(r);
+                    self.forked.push(child);
+                }
+                st.revisions = RevSet::singleton(first);
+                self.stats.revision_splits += 1;
+                return Err(Stop::Restart);
             }
             Handler::Meta => match st.revisions.single() {
                 Some(r) => int(u128::from(r)),
