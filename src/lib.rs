@@ -16,3 +16,4 @@ pub mod replay;
 pub mod report;
 pub mod runtime;
 pub mod solver;
+pub mod unify;

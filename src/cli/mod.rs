@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod tools;
+mod unify;
 
 /// Exit status for usage and input errors.
 pub const EXIT_ERROR: u8 = 2;
@@ -30,6 +31,7 @@ enum Command {
     Compile(tools::CompileArgs),
     Replay(tools::ReplayArgs),
     Show(tools::ShowArgs),
+    Unify(unify::UnifyArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -38,6 +40,7 @@ pub fn main() -> ExitCode {
         Command::Compile(a) => tools::compile(a),
         Command::Replay(a) => tools::replay(a),
         Command::Show(a) => tools::show(a),
+        Command::Unify(a) => unify::unify(a),
     };
     match result {
         Ok(code) => code,
