@@ -187,6 +187,14 @@ fn top_level_differences_are_renamed_per_revision() {
         process.instances.iter().map(|i| i.meta_name.as_str()).collect::<Vec<_>>(),
         ["process", "process__rev1", "process__rev2"]
     );
+    // A `main` that must differ is renamed in every variant, and a new `main` dispatches.
+    let (_, mains) = unify_fixture("main-variants");
+    let main = mains.changed_functions.iter().find(|f| f.name == "main").unwrap();
+    let names: Vec<&str> = main.instances.iter().map(|i| i.meta_name.as_str()).collect();
+    assert_eq!(names, ["main__rev0", "main__rev1", "main__rev0", "main__rev3"]);
+    assert_eq!(mains.text.matches("\nint main(int argc, char **argv) {").count(), 1);
+    let dispatch = mains.sites.last().unwrap();
+    assert_eq!((dispatch.function.as_str(), dispatch.variants.len()), ("main", 3));
 }
 
 #[test]
