@@ -18,7 +18,8 @@ fn diff(fixture: &str) -> Outcome {
     let src = common::fixture(fixture);
     let bc = common::bitcode(&src, dir.path(), false, &[]);
     let bin = common::native(&src, dir.path(), false, &[]);
-    let n = Executor::new(&Module::load(&bc).unwrap(), ExecConfig::default()).unwrap().num_revisions() as usize;
+    let n =
+        Executor::new(&Module::load(&bc).unwrap(), ExecConfig::default()).unwrap().num_revisions() as usize;
     let mut d = Differentiator::new(DiffConfig::default(), &bin, n, dir.path(), vec!["meta".into()]);
     let m = Module::load(&bc).unwrap();
     let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();

@@ -16,7 +16,7 @@ use crate::cluster::{self, SearchBudget};
 use crate::compile::{NativeOptions, Toolchain};
 use crate::diff::confirm::OutputSelection;
 use crate::diff::{ConfirmedTest, DiffConfig, Differentiator};
-use crate::exec::{ExecConfig, Executor};
+use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
 use crate::report::{self, Report};
 use crate::unify;
@@ -100,7 +100,8 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let n = meta.revisions.len();
 
     let stage = Instant::now();
-    let orig_dir = a.orig.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    let orig_dir =
+        a.orig.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     // The meta program lives in the output directory; its quoted includes are
     // the original's.
     let tc = Toolchain::discover()?
@@ -130,7 +131,9 @@ fn explore_and_report(
     std::fs::write(&meta_c, &meta.text).with_context(|| format!("writing {}", meta_c.display()))?;
     let meta_bc = out.join("meta.bc");
     let native = out.join("meta.native");
-    tc.bitcode(&meta_c, &meta_bc).context("the meta program does not compile, but every revision does: this is a bug in psychic's unify stage")?;
+    tc.bitcode(&meta_c, &meta_bc).context(
+        "the meta program does not compile, but every revision does: this is a bug in psychic's unify stage",
+    )?;
     tc.native(&meta_c, &native, &NativeOptions { sanitize: !a.no_asan })?;
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     let libc = tc.libc_model_bitcode(scratch.path())?;
@@ -146,12 +149,18 @@ fn explore_and_report(
         // one failed to install; either way the first stops exploration.
         let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     }
-    let mut cfg = ExecConfig { keep_paths: false, revisions: Some(n as u32), interrupt: Some(interrupt), ..ExecConfig::default() };
-    a.exec.apply(&mut cfg)?;
+    let mut cfg = ExecConfig {
+        keep_paths: false,
+        revisions: Some(n as u32),
+        interrupt: Some(interrupt),
+        ..ExecConfig::default()
+    };
+    a.exec.apply(&mut cfg, SearchKind::Parallel)?;
     let dcfg = DiffConfig {
         outputs: selection(&a.outputs),
-        replay_timeout: Duration::try_from_secs_f64(a.replay_timeout)
-            .map_err(|_| anyhow::anyhow!("--replay-timeout {}: expected a positive number of seconds", a.replay_timeout))?,
+        replay_timeout: Duration::try_from_secs_f64(a.replay_timeout).map_err(|_| {
+            anyhow::anyhow!("--replay-timeout {}: expected a positive number of seconds", a.replay_timeout)
+        })?,
         jobs: a.jobs.max(1),
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, vec!["meta.bc".into()]);
@@ -176,7 +185,8 @@ fn explore_and_report(
     let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
     let clusters = cluster::clusters(n, &classes);
     let tree = cluster::decision_tree(&clusters, &classes, SearchBudget::default());
-    let separating = (clusters.len() > 1).then(|| cluster::separating_set(&clusters, &classes, SearchBudget::default()));
+    let separating =
+        (clusters.len() > 1).then(|| cluster::separating_set(&clusters, &classes, SearchBudget::default()));
     times.cluster = stage.elapsed().as_secs_f64();
     times.confirm = diff.confirm_time.as_secs_f64();
     times.explore -= times.confirm;
@@ -190,7 +200,8 @@ fn explore_and_report(
         None
     } else {
         summary.stopped_early.clone().or_else(|| {
-            (stats.paths_early > 0).then(|| format!("{} paths ended early (limits or solver failures)", stats.paths_early))
+            (stats.paths_early > 0)
+                .then(|| format!("{} paths ended early (limits or solver failures)", stats.paths_early))
         })
     };
     let report = Report {
@@ -198,11 +209,18 @@ fn explore_and_report(
         revisions: meta
             .revisions
             .iter()
-            .map(|r| report::Revision { index: r.index, name: r.name.clone(), path: r.path.display().to_string() })
+            .map(|r| report::Revision {
+                index: r.index,
+                name: r.name.clone(),
+                path: r.path.display().to_string(),
+            })
             .collect(),
         tests: diff.tests.iter().map(|t| report_test(t, out)).collect(),
         decision_tree: tree.as_ref().and_then(|t| report::TreeNode::from_tree(&t.value, &clusters)),
-        separating_tests: separating.as_ref().map(|s| s.value.iter().map(|&i| diff.tests[i].id).collect()).unwrap_or_default(),
+        separating_tests: separating
+            .as_ref()
+            .map(|s| s.value.iter().map(|&i| diff.tests[i].id).collect())
+            .unwrap_or_default(),
         clusters,
         stats: report::Stats {
             partial: partial_reason.is_some(),
@@ -255,7 +273,8 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
     let classes = t.classes.iter().copied().max().map_or(0, |m| m as usize + 1);
     let outcomes = (0..classes)
         .map(|c| {
-            let revisions: Vec<usize> = (0..t.classes.len()).filter(|&r| t.classes[r] as usize == c).collect();
+            let revisions: Vec<usize> =
+                (0..t.classes.len()).filter(|&r| t.classes[r] as usize == c).collect();
             let first = &t.observations[revisions[0]];
             report::Outcome {
                 revisions,

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
+use crate::expr::ExprId;
 use crate::ktest::{self, KTest};
 
 use confirm::{Observation, OutputSelection, TestInput};
@@ -57,6 +58,8 @@ pub struct DiffStats {
     pub pairs: u64,
     /// Pairs skipped because every revision pair across them was told apart.
     pub pairs_distinguished: u64,
+    /// Pairs whose path conditions contradict each other syntactically.
+    pub pairs_contradictory: u64,
     /// Pairs whose outputs are the same expressions: no query needed.
     pub pairs_identical: u64,
     pub queries: u64,
@@ -81,7 +84,9 @@ pub struct Differentiator<'a> {
     disagreements_dir: PathBuf,
     /// argv recorded in every ktest.
     program_args: Vec<String>,
-    halted: Vec<HaltedPath>,
+    /// Halted paths kept for pairing, by the revisions that follow them, so
+    /// that a whole group is skipped with one check.
+    groups: Vec<Group>,
     /// `told_apart[a * n + b]`: some confirmed test separates a and b.
     told_apart: Vec<bool>,
     pairs_left: usize,
@@ -94,9 +99,20 @@ pub struct Differentiator<'a> {
     saw_input: bool,
 }
 
+struct Group {
+    revisions: RevSet,
+    paths: Vec<HaltedPath>,
+}
+
 impl<'a> Differentiator<'a> {
     /// `binary` is the meta program's native build; ktests go under `out_dir`.
-    pub fn new(cfg: DiffConfig, binary: &'a Path, revisions: usize, out_dir: &Path, program_args: Vec<String>) -> Self {
+    pub fn new(
+        cfg: DiffConfig,
+        binary: &'a Path,
+        revisions: usize,
+        out_dir: &Path,
+        program_args: Vec<String>,
+    ) -> Self {
         Differentiator {
             cfg,
             binary,
@@ -104,7 +120,7 @@ impl<'a> Differentiator<'a> {
             tests_dir: out_dir.join("tests"),
             disagreements_dir: out_dir.join("disagreements"),
             program_args,
-            halted: Vec::new(),
+            groups: Vec::new(),
             told_apart: vec![false; revisions * revisions],
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
             tests: Vec::new(),
@@ -134,6 +150,12 @@ impl<'a> Differentiator<'a> {
         x.iter().any(|a| y.iter().any(|b| !self.apart(a, b)))
     }
 
+    /// Every revision of `revs` is told apart from every revision outside it:
+    /// its paths can never pair usefully again.
+    fn settled(&self, revs: &RevSet) -> bool {
+        revs.iter().all(|a| (0..self.revisions as u32).all(|b| revs.contains(b) || self.apart(a, b)))
+    }
+
     fn record(&mut self, classes: &[u32]) {
         for a in 0..self.revisions {
             for b in a + 1..self.revisions {
@@ -146,16 +168,21 @@ impl<'a> Differentiator<'a> {
         }
     }
 
-    fn try_pair(&mut self, h: &HaltedPath, g_index: usize, cx: &mut HaltContext<'_>) -> std::io::Result<()> {
-        let g = &self.halted[g_index];
-        let Some(diff) = outputs::difference(cx.pool, h, g, self.cfg.outputs) else { return Ok(()) };
+    /// A candidate test for `h` against `g`: an input both paths accept on
+    /// which a selected output differs, or `None`.
+    fn candidate(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Option<KTest> {
+        let diff = outputs::difference(cx.pool, h, g, self.cfg.outputs)?;
         if cx.pool.as_const(diff) == Some(0) {
             self.stats.pairs_identical += 1;
-            return Ok(());
+            return None;
+        }
+        if contradict(cx.pool, &h.constraints, &g.constraints) {
+            self.stats.pairs_contradictory += 1;
+            return None;
         }
         let Some(objects) = common_objects(&h.symbolics, &g.symbolics) else {
             self.stats.incompatible_inputs += 1;
-            return Ok(());
+            return None;
         };
         let mut constraints = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
         constraints.extend_from_slice(&h.constraints);
@@ -167,15 +194,15 @@ impl<'a> Differentiator<'a> {
             Ok(Some(model)) => model,
             Ok(None) => {
                 self.stats.queries_unsat += 1;
-                return Ok(());
+                return None;
             }
             Err(_) => {
                 self.stats.solver_errors += 1;
-                return Ok(());
+                return None;
             }
         };
         self.stats.candidates += 1;
-        let ktest = KTest {
+        Some(KTest {
             args: self.program_args.clone(),
             sym_argvs: 0,
             sym_argv_len: 0,
@@ -184,9 +211,7 @@ impl<'a> Differentiator<'a> {
                 .zip(model)
                 .map(|(o, bytes)| ktest::Object { name: o.name.clone(), bytes })
                 .collect(),
-        };
-        let (h_revs, g_revs) = (h.revisions, g.revisions);
-        self.confirm(ktest, &h_revs, &g_revs)
+        })
     }
 
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
@@ -197,9 +222,15 @@ impl<'a> Differentiator<'a> {
         ktest.write(&candidate).map_err(std::io::Error::other)?;
         let input = TestInput { ktest: candidate.clone(), args: Vec::new(), stdin: Vec::new() };
         let started = std::time::Instant::now();
-        let row = confirm::replay_all(self.binary, self.revisions, &[input], self.cfg.replay_timeout, self.cfg.jobs)?
-            .pop()
-            .expect("one test in, one row out");
+        let row = confirm::replay_all(
+            self.binary,
+            self.revisions,
+            &[input],
+            self.cfg.replay_timeout,
+            self.cfg.jobs,
+        )?
+        .pop()
+        .expect("one test in, one row out");
         self.confirm_time += started.elapsed();
         let classes = confirm::classes(&row, self.cfg.outputs);
         let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
@@ -217,6 +248,34 @@ impl<'a> Differentiator<'a> {
         self.tests.push(ConfirmedTest { id, ktest_path: path, ktest, observations: row, classes });
         Ok(())
     }
+
+    /// Pairs `path` with the kept paths of group `gi`, while that can still
+    /// tell revisions apart.
+    fn pair_with_group(
+        &mut self,
+        path: &HaltedPath,
+        gi: usize,
+        cx: &mut HaltContext<'_>,
+    ) -> std::io::Result<()> {
+        let revs = self.groups[gi].revisions;
+        // Detached while we pair, so that confirming may update `self`.
+        let kept = std::mem::take(&mut self.groups[gi].paths);
+        let mut result = Ok(());
+        for g in &kept {
+            if self.done() || !self.worth_pairing(&path.revisions, &revs) {
+                break;
+            }
+            self.stats.pairs += 1;
+            if let Some(ktest) = self.candidate(path, g, cx)
+                && let Err(e) = self.confirm(ktest, &path.revisions, &revs)
+            {
+                result = Err(e);
+                break;
+            }
+        }
+        self.groups[gi].paths = kept;
+        result
+    }
 }
 
 impl HaltObserver for Differentiator<'_> {
@@ -226,27 +285,48 @@ impl HaltObserver for Differentiator<'_> {
             return Control::Continue;
         }
         self.stats.halted += 1;
-        for g in 0..self.halted.len() {
+        for gi in 0..self.groups.len() {
+            let revs = self.groups[gi].revisions;
             if self.done() {
                 break;
             }
-            let other = &self.halted[g].revisions;
-            if !path.revisions.intersect(other).is_empty() {
+            if !path.revisions.intersect(&revs).is_empty() {
                 continue;
             }
-            self.stats.pairs += 1;
-            if !self.worth_pairing(&path.revisions, other) {
-                self.stats.pairs_distinguished += 1;
+            if !self.worth_pairing(&path.revisions, &revs) {
+                self.stats.pairs_distinguished += self.groups[gi].paths.len() as u64;
                 continue;
             }
-            if let Err(e) = self.try_pair(path, g, cx) {
+            if let Err(e) = self.pair_with_group(path, gi, cx) {
                 self.error = Some(e);
                 return Control::Stop;
             }
         }
-        self.halted.push(path.clone());
+        // Groups told apart from every other revision are done with: their
+        // paths are dropped, and a new path of theirs is not kept.
+        let settled: Vec<bool> = self.groups.iter().map(|g| self.settled(&g.revisions)).collect();
+        let mut flags = settled.into_iter();
+        self.groups.retain(|_| !flags.next().unwrap_or(false));
+        if !self.settled(&path.revisions) {
+            match self.groups.iter_mut().find(|g| g.revisions == path.revisions) {
+                Some(g) => g.paths.push(path.clone()),
+                None => self.groups.push(Group { revisions: path.revisions, paths: vec![path.clone()] }),
+            }
+        }
         if self.done() { Control::Stop } else { Control::Continue }
     }
+}
+
+/// Some constraint of one path is the negation of a constraint of the other:
+/// the paths share no input, and the solver need not be asked. Revisions
+/// branch on the same hash-consed conditions, so this is common.
+fn contradict(pool: &mut crate::expr::ExprPool, a: &[ExprId], b: &[ExprId]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let set: std::collections::HashSet<ExprId> = long.iter().copied().collect();
+    short.iter().any(|&c| {
+        let n = pool.bool_not(c);
+        set.contains(&n)
+    })
 }
 
 /// The input objects of a test that both paths accept: one path's sequence must

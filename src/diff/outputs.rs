@@ -16,10 +16,16 @@ use super::confirm::OutputSelection;
 /// The condition under which `a` and `b` differ in a selected output, or
 /// `None` if either path has no comparable behaviour (a silent or unfinished
 /// path).
-pub fn difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, sel: OutputSelection) -> Option<ExprId> {
+pub fn difference(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    sel: OutputSelection,
+) -> Option<ExprId> {
     let mut terms = Vec::new();
     match (&a.termination, &b.termination) {
-        (Termination::Silent | Termination::Early { .. }, _) | (_, Termination::Silent | Termination::Early { .. }) => {
+        (Termination::Silent | Termination::Early { .. }, _)
+        | (_, Termination::Silent | Termination::Early { .. }) => {
             return None;
         }
         (Termination::Exit { status: x }, Termination::Exit { status: y }) => {
@@ -65,7 +71,9 @@ fn events(p: &HaltedPath, stream: Stream) -> Vec<Event<'_>> {
                 Some(Event::Text(t)) => t.extend_from_slice(bytes),
                 _ => out.push(Event::Text(bytes.clone())),
             },
-            OutputEvent::Format { stream: s, format, args } if *s == stream => out.push(Event::Format(format, args)),
+            OutputEvent::Format { stream: s, format, args } if *s == stream => {
+                out.push(Event::Format(format, args))
+            }
             _ => {}
         }
     }

@@ -13,7 +13,6 @@ use crate::expr::ExprId;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
-use super::{ExternalCalls, RevSet};
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
 use super::printf::{self, Arg, Slot};
@@ -21,6 +20,7 @@ use super::state::{
     Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination,
 };
 use super::value::{self, Byte, Value};
+use super::{ExternalCalls, RevSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Handler {

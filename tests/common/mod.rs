@@ -208,7 +208,6 @@ fn clang_with(src: &Path, out: &Path, extra: &[&str], args: &[&str], libs: &[&st
     );
 }
 
-
 /// Runs the engine on a bitcode file.
 pub fn run_engine(bc: &Path, cfg: ExecConfig) -> (Module, RunSummary) {
     let m = Module::load(bc).unwrap_or_else(|e| panic!("{e}"));
@@ -313,4 +312,29 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
         }
     }
     runs
+}
+
+/// The true partition of `revisions` (C files) over `inputs`: each revision's
+/// own file built natively and run on every input; revisions whose stdout and
+/// exit status agree on every input share a cluster.
+pub fn native_partition(revisions: &[PathBuf], inputs: &[KTest]) -> Vec<Vec<usize>> {
+    let tc = toolchain();
+    let dir = tempfile::tempdir().unwrap();
+    let ktests = write_tests(dir.path(), inputs);
+    let bins: Vec<PathBuf> = par_map(&revisions.iter().enumerate().collect::<Vec<_>>(), |(i, src)| {
+        let bin = dir.path().join(format!("rev{i}"));
+        tc.native(src, &bin, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        bin
+    });
+    let classes: Vec<Vec<u32>> = ktests
+        .iter()
+        .map(|k| {
+            let outs: Vec<(Vec<u8>, Option<i32>, Option<i32>)> = par_map(&bins, |b| {
+                let o = replay::run(&replay::Request::new(b, Some(k), 0)).unwrap();
+                (o.stdout, o.exit_status, o.signal)
+            });
+            outs.iter().map(|o| outs.iter().position(|p| p == o).unwrap() as u32).collect()
+        })
+        .collect();
+    psychic::cluster::clusters(revisions.len(), &classes)
 }
