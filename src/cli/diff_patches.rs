@@ -291,6 +291,7 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
         ktest: t.ktest_path.strip_prefix(out).unwrap_or(&t.ktest_path).display().to_string(),
         inputs: t.ktest.objects.iter().map(report::Input::from_object).collect(),
         outcomes,
+        sites: t.sites.clone(),
     }
 }
 

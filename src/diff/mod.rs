@@ -48,6 +48,9 @@ pub struct ConfirmedTest {
     pub observations: Vec<Observation>,
     /// The outcome class of each revision.
     pub classes: Vec<u32>,
+    /// The meta-branch sites on the two engine paths the test came from, in
+    /// visit order: where the revisions' code on the diverging path differs.
+    pub sites: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -216,7 +219,7 @@ impl<'a> Differentiator<'a> {
 
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
     /// `y` differ natively as predicted.
-    fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet) -> std::io::Result<()> {
+    fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet, sites: Vec<u32>) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.tests_dir)?;
         let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
         ktest.write(&candidate).map_err(std::io::Error::other)?;
@@ -245,7 +248,7 @@ impl<'a> Differentiator<'a> {
         let path = self.tests_dir.join(format!("test{id:06}.ktest"));
         std::fs::rename(&candidate, &path)?;
         self.record(&classes);
-        self.tests.push(ConfirmedTest { id, ktest_path: path, ktest, observations: row, classes });
+        self.tests.push(ConfirmedTest { id, ktest_path: path, ktest, observations: row, classes, sites });
         Ok(())
     }
 
@@ -267,7 +270,7 @@ impl<'a> Differentiator<'a> {
             }
             self.stats.pairs += 1;
             if let Some(ktest) = self.candidate(path, g, cx)
-                && let Err(e) = self.confirm(ktest, &path.revisions, &revs)
+                && let Err(e) = self.confirm(ktest, &path.revisions, &revs, union(&path.sites, &g.sites))
             {
                 result = Err(e);
                 break;
@@ -327,6 +330,13 @@ fn contradict(pool: &mut crate::expr::ExprPool, a: &[ExprId], b: &[ExprId]) -> b
         let n = pool.bool_not(c);
         set.contains(&n)
     })
+}
+
+/// `a` then the sites of `b` that `a` lacks.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = a.to_vec();
+    out.extend(b.iter().filter(|s| !a.contains(s)));
+    out
 }
 
 /// The input objects of a test that both paths accept: one path's sequence must

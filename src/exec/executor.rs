@@ -362,6 +362,7 @@ impl<'m> Executor<'m> {
             revisions: st.revisions,
             constraints: st.constraints,
             symbolics: st.symbolics,
+            sites: st.sites,
             termination: t,
             outputs: st.outputs,
             annotations: st.annotations,

@@ -138,6 +138,12 @@ impl Executor<'_> {
     ) -> Res<Option<Value>> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Int(0));
         let int = |v: u128| Some(Value::Int(v));
+        if matches!(h, Handler::Meta) {
+            let site = self.concretize(st, &arg(0), 32, "meta-branch site")? as u32;
+            if !st.sites.contains(&site) {
+                st.sites.push(site);
+            }
+        }
         Ok(match h {
             Handler::MakeSymbolic => {
                 let n = self.concretize(st, &arg(1), 64, "klee_make_symbolic size")? as u64;
