@@ -19,7 +19,8 @@ use super::special::Handler;
 use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
 use super::value::{self, Byte, DivError, Value};
 use super::{
-    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary,
+    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, PROGRESS_INTERVAL,
+    Progress, RunSummary,
 };
 
 /// Instructions a state runs before the searcher chooses again.
@@ -150,7 +151,20 @@ impl<'m> Executor<'m> {
         self.state_mut(id).ptree_node = leaf;
         self.update_searcher(None, &[id], &[]);
         let mut steps = 0u64;
+        let mut last_progress = start;
         while !self.searcher.is_empty() {
+            if let Some(obs) = self.observer.as_mut()
+                && last_progress.elapsed() >= PROGRESS_INTERVAL
+            {
+                last_progress = Instant::now();
+                self.stats.elapsed = start.elapsed();
+                let p = Progress {
+                    stats: &self.stats,
+                    solver: self.solver.stats(),
+                    live_states: self.states.len(),
+                };
+                obs.on_progress(&p);
+            }
             if let Some(reason) = self.limit_reached(start, steps) {
                 self.stop = Some(reason.clone());
                 self.end_all(&reason);

@@ -156,6 +156,21 @@ pub struct HaltContext<'a> {
 /// tests on the fly here).
 pub trait HaltObserver {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control;
+
+    /// Called about every [`PROGRESS_INTERVAL`] while the run goes on (progress
+    /// lines, periodic statistics).
+    fn on_progress(&mut self, _progress: &Progress<'_>) {}
+}
+
+/// How often [`HaltObserver::on_progress`] is called.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// A snapshot of a run in progress.
+pub struct Progress<'a> {
+    /// `elapsed` is the time since the run started.
+    pub stats: &'a ExecStats,
+    pub solver: &'a SolverStats,
+    pub live_states: usize,
 }
 
 /// Lends an observer to the executor, so the caller reads its results after
@@ -163,6 +178,10 @@ pub trait HaltObserver {
 impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
         (**self).on_halt(path, cx)
+    }
+
+    fn on_progress(&mut self, progress: &Progress<'_>) {
+        (**self).on_progress(progress)
     }
 }
 
