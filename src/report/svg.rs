@@ -133,10 +133,12 @@ pub fn tree_svg(r: &Report) -> Markup {
                     path class="tree-edge" fill="none" stroke="#667" stroke-width="1.2"
                         d={ "M" (fmt(x1)) "," (fmt(y1)) " C" (fmt(x1)) "," (fmt(y1 + 40.0)) " "
                             (fmt(p.x)) "," (fmt(p.y - 40.0)) " " (fmt(p.x)) "," (fmt(p.y)) } {}
-                    @let ly = p.y - 12.0 - LINE_H * (p.item.label.len() as f64 - 1.0);
-                    text class="edge-label" x=(fmt(p.x)) y=(fmt(ly)) text-anchor="middle" fill="#445" {
+                    // At the middle of the edge, on a halo of the background.
+                    @let (lx, ly) = ((x1 + p.x) / 2.0, (y1 + p.y) / 2.0 + FONT / 2.0 - LINE_H * (p.item.label.len() as f64 - 1.0) / 2.0);
+                    text class="edge-label" x=(fmt(lx)) y=(fmt(ly)) text-anchor="middle" fill="#334"
+                        stroke="#fbfbfe" stroke-width="4" paint-order="stroke" {
                         @for (i, l) in p.item.label.iter().enumerate() {
-                            tspan x=(fmt(p.x)) dy=(if i == 0 { 0.0 } else { LINE_H }) { (l) }
+                            tspan x=(fmt(lx)) dy=(if i == 0 { 0.0 } else { LINE_H }) { (l) }
                         }
                     }
                 }
