@@ -39,7 +39,12 @@ fn every_subcommand_has_help_with_examples() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["diff-patches"][..], &["no-such-command"], &["unify", "--no-such-flag", "a.c"], &["completions", "tcsh"]] {
+    for args in [
+        &["diff-patches"][..],
+        &["no-such-command"],
+        &["unify", "--no-such-flag", "a.c"],
+        &["completions", "tcsh"],
+    ] {
         let o = psychic(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "), "{args:?}: {}", text(&o));
@@ -47,7 +52,11 @@ fn usage_errors_exit_2() {
     // An input error: the same status, psychic's own message.
     let o = psychic(&["unify", "/no/such/orig.c", "/no/such/fix.c"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("psychic: error: /no/such/orig.c"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("psychic: error: /no/such/orig.c"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// bash completes subcommands and flags from the generated script.
@@ -60,13 +69,14 @@ fn bash_completion_completes() {
     std::fs::write(&file, &script.stdout).unwrap();
     let complete = |line: &str| {
         let words: Vec<&str> = line.split(' ').collect();
+        let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
         let cmd = format!(
             "source {}; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; \
              _psychic psychic {} {}; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
             file.display(),
-            words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" "),
+            quoted.join(" "),
             words.len() - 1,
-            format!("'{}'", words[words.len() - 1]),
+            quoted[words.len() - 1],
             words[words.len() - 2],
         );
         let o = Command::new("bash").args(["-c", &cmd]).output().unwrap();
@@ -98,7 +108,8 @@ fn zsh_and_fish_completions_name_every_subcommand() {
 fn fail_on_diff_is_0_when_all_revisions_behave_alike() {
     let dir = tempfile::tempdir().unwrap();
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
-    let files: Vec<String> = ["fix1.c", "fix2.c", "fix4.c"].iter().map(|f| demo.join(f).display().to_string()).collect();
+    let files: Vec<String> =
+        ["fix1.c", "fix2.c", "fix4.c"].iter().map(|f| demo.join(f).display().to_string()).collect();
     let out = dir.path().join("out").display().to_string();
     let mut args = vec!["diff-patches", "--quiet", "--fail-on-diff", "-o", &out];
     args.extend(files.iter().map(String::as_str));

@@ -34,7 +34,11 @@ fn demo_folder() -> tempfile::TempDir {
 }
 
 fn lines_of(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).lines().map(String::from).collect()
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// The demo plus revision 7 as a diff (`score >= 90` becomes `score > 90`), run
@@ -52,18 +56,33 @@ fn demo() -> &'static Demo {
         let dir = demo_folder();
         let grade = std::fs::read_to_string(dir.path().join("grade.c")).unwrap();
         let patched = grade.replace("if (score >= 90)", "if (score > 90)");
-        let diff = similar::TextDiff::from_lines(&grade, &patched).unified_diff().header("grade.c", "grade.c").to_string();
+        let diff = similar::TextDiff::from_lines(&grade, &patched)
+            .unified_diff()
+            .header("grade.c", "grade.c")
+            .to_string();
         std::fs::write(dir.path().join("fix7.diff"), diff).unwrap();
-        let mut args: Vec<String> =
-            ["diff-patches", "-o", "out", "--diagnostics", "gcc", "--sarif", "demo.sarif", "--fail-on-diff", "grade.c"]
-                .map(String::from)
-                .into();
+        let mut args: Vec<String> = [
+            "diff-patches",
+            "-o",
+            "out",
+            "--diagnostics",
+            "gcc",
+            "--sarif",
+            "demo.sarif",
+            "--fail-on-diff",
+            "grade.c",
+        ]
+        .map(String::from)
+        .into();
         args.extend((1..=6).map(|k| format!("fix{k}.c")));
         args.extend(["--diff".into(), "fix7.diff".into()]);
         let out = Command::new(bin()).args(&args).current_dir(dir.path()).output().unwrap();
-        let report = serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        let map = serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/meta.map.json")).unwrap()).unwrap();
+        let report =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let map =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/meta.map.json")).unwrap())
+                .unwrap();
         Demo { dir, out, report, map }
     })
 }
@@ -110,7 +129,8 @@ fn diagnostics_point_at_the_changed_code_of_each_revision() {
     // As the diagnostics name them: relative to where psychic ran.
     let files = d.report.files(Path::new("out"));
     for t in &d.report.tests {
-        let input = format!("on input {}", t.inputs.iter().map(|i| i.display()).collect::<Vec<_>>().join(" "));
+        let input =
+            format!("on input {}", t.inputs.iter().map(|i| i.display()).collect::<Vec<_>>().join(" "));
         for o in &t.outcomes[1..] {
             let w = warnings
                 .iter()
@@ -125,12 +145,19 @@ fn diagnostics_point_at_the_changed_code_of_each_revision() {
             assert!(!original.contains(text), "{}:{} is not changed code: {text:?}", w.file, w.line);
             // The column starts the code (a statement or a condition).
             let code = &text[w.col - 1..];
-            assert!(code.starts_with("if (") || code.starts_with("score"), "{}:{}:{}: {text:?}", w.file, w.line, w.col);
+            assert!(
+                code.starts_with("if (") || code.starts_with("score"),
+                "{}:{}:{}: {text:?}",
+                w.file,
+                w.line,
+                w.col
+            );
         }
     }
     // Revision 7 exists only as a diff: its locations are in its patched text,
     // kept in the output directory.
-    let seven = warnings.iter().find(|w| w.message.starts_with("revision 7 ")).expect("a warning for revision 7");
+    let seven =
+        warnings.iter().find(|w| w.message.starts_with("revision 7 ")).expect("a warning for revision 7");
     assert_eq!(seven.file, "out/revisions/7/grade.c");
     assert_eq!(lines_of(&d.dir.path().join(&seven.file))[seven.line - 1].trim(), "if (score > 90)");
     // Every location names a real line and column; notes reach every
@@ -151,12 +178,15 @@ fn list(revs: &[usize]) -> String {
 #[test]
 fn sarif_validates_against_the_2_1_0_schema() {
     let d = demo();
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join("fixtures/sarif/sarif-schema-2.1.0.json")).unwrap())
-            .unwrap();
-    let log: Value = serde_json::from_str(&std::fs::read_to_string(d.dir.path().join("demo.sarif")).unwrap()).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("fixtures/sarif/sarif-schema-2.1.0.json")).unwrap(),
+    )
+    .unwrap();
+    let log: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.dir.path().join("demo.sarif")).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator.iter_errors(&log).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors: Vec<String> =
+        validator.iter_errors(&log).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     assert!(errors.is_empty(), "{errors:#?}");
     // The schema cannot fail a log for missing results: check the contents.
     assert_eq!(log["version"], "2.1.0");
@@ -176,8 +206,9 @@ fn sarif_validates_against_the_2_1_0_schema() {
             assert!(line <= lines_of(&path).len(), "{uri}:{line}");
         }
     }
-    assert!(results.iter().any(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        == "out/revisions/7/grade.c"));
+    assert!(results.iter().any(
+        |r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "out/revisions/7/grade.c"
+    ));
     // A schema check that can fail: a broken log is refused.
     let mut broken = log.clone();
     broken["runs"][0]["results"][0]["level"] = "severe".into();
@@ -203,10 +234,20 @@ fn task<'a>(tasks: &'a Value, label: &str) -> &'a Value {
 /// text (stdout then stderr) and the exit status.
 fn run_task(t: &Value, vars: &BTreeMap<&str, String>) -> (String, Option<i32>) {
     assert_eq!(t["type"], "process");
-    let args: Vec<String> = t["args"].as_array().unwrap().iter().map(|a| substitute(a.as_str().unwrap(), vars)).collect();
+    let args: Vec<String> =
+        t["args"].as_array().unwrap().iter().map(|a| substitute(a.as_str().unwrap(), vars)).collect();
     let cwd = substitute(t["options"]["cwd"].as_str().unwrap(), vars);
-    let path = format!("{}:{}", Path::new(bin()).parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new(t["command"].as_str().unwrap()).args(&args).current_dir(cwd).env("PATH", path).output().unwrap();
+    let path = format!(
+        "{}:{}",
+        Path::new(bin()).parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(t["command"].as_str().unwrap())
+        .args(&args)
+        .current_dir(cwd)
+        .env("PATH", path)
+        .output()
+        .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (text, out.status.code())
 }
@@ -228,15 +269,22 @@ fn problems(t: &Value, text: &str, vars: &BTreeMap<&str, String>) -> Vec<Problem
     for line in text.lines() {
         for m in t["problemMatcher"].as_array().unwrap() {
             let p = &m["pattern"];
-            let re = regex::Regex::new(p["regexp"].as_str().unwrap()).expect("the pattern is also a valid Rust regex");
+            let re = regex::Regex::new(p["regexp"].as_str().unwrap())
+                .expect("the pattern is also a valid Rust regex");
             let Some(c) = re.captures(line) else { continue };
             let group = |k: &str| p[k].as_u64().map(|i| c[i as usize].to_string());
             let loc = m["fileLocation"].as_array().unwrap();
             assert_eq!(loc[0], "autoDetect");
             let file = PathBuf::from(group("file").unwrap());
-            let file = if file.is_absolute() { file } else { Path::new(&substitute(loc[1].as_str().unwrap(), vars)).join(file) };
+            let file = if file.is_absolute() {
+                file
+            } else {
+                Path::new(&substitute(loc[1].as_str().unwrap(), vars)).join(file)
+            };
             // VS Code reads `note` as info; a matcher's own severity is the default.
-            let severity = group("severity").or_else(|| m["severity"].as_str().map(String::from)).unwrap_or("error".into());
+            let severity = group("severity")
+                .or_else(|| m["severity"].as_str().map(String::from))
+                .unwrap_or("error".into());
             found.push(Problem {
                 file,
                 line: group("line").unwrap().parse().unwrap(),
@@ -270,11 +318,13 @@ fn vscode_diff_task_gives_clickable_locations_in_every_revision_file() {
     assert_eq!(status, Some(0), "{text}");
     let found = problems(t, &text, &vars);
     let report: Report =
-        serde_json::from_str(&std::fs::read_to_string(folder.join("psychic-last/report.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(folder.join("psychic-last/report.json")).unwrap())
+            .unwrap();
     assert_eq!(report.revisions.len(), 7, "the open file and the six others in its folder");
     // Every revision's file has a location; each is a real line of it.
     let files: BTreeSet<&Path> = found.iter().map(|p| p.file.as_path()).collect();
-    let all: BTreeSet<PathBuf> = (0..7).map(|k| folder.join(if k == 0 { "grade.c".into() } else { format!("fix{k}.c") })).collect();
+    let all: BTreeSet<PathBuf> =
+        (0..7).map(|k| folder.join(if k == 0 { "grade.c".into() } else { format!("fix{k}.c") })).collect();
     assert_eq!(files, all.iter().map(PathBuf::as_path).collect(), "{text}");
     for p in &found {
         let lines = lines_of(&p.file);
@@ -290,11 +340,17 @@ fn vscode_diff_task_gives_clickable_locations_in_every_revision_file() {
     let w80 = warnings.iter().find(|p| p.message.contains("on input score=80")).expect("a warning at 80");
     assert_eq!(w80.file, folder.join("fix1.c"));
     assert_eq!(at(w80), "if (score >= 80)");
-    assert!(w80.message.starts_with("revisions 1, 2, 3, 4, 5, 6 differ from 0 on input score=80: stdout \"B\\n\" vs \"C\\n\""));
+    assert!(w80.message.starts_with(
+        "revisions 1, 2, 3, 4, 5, 6 differ from 0 on input score=80: stdout \"B\\n\" vs \"C\\n\""
+    ));
     let w70 = warnings.iter().find(|p| p.message.contains("on input score=70")).expect("a warning at 70");
     assert_eq!(w70.file, folder.join("fix3.c"));
     assert_eq!(at(w70), "if (score > 70)");
-    assert!(w70.message.starts_with("revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70"), "{}", w70.message);
+    assert!(
+        w70.message.starts_with("revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70"),
+        "{}",
+        w70.message
+    );
     // The notes of the score=70 warning include the original's condition.
     let note = found
         .iter()
@@ -350,7 +406,8 @@ fn vim_compiler_fills_the_quickfix_list() {
         .expect("vim (bash .ci/deps installs it)");
     let qf = std::fs::read_to_string(d.dir.path().join("qf.txt"))
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let entries: Vec<(String, usize, usize, String, String)> = qf.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let entries: Vec<(String, usize, usize, String, String)> =
+        qf.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(entries.len(), diags.len());
     for (e, x) in entries.iter().zip(&diags) {
         assert_eq!((e.0.as_str(), e.1, e.2), (x.file.as_str(), x.line, x.col));
@@ -483,7 +540,8 @@ fn progress_shows_on_a_terminal_only() {
     // On a terminal, diagnostics are on by default, in colour.
     assert!(shown.contains("warning:") && shown.contains("\x1b["), "{shown}");
 
-    let quiet = on_terminal(dir.path(), &["diff-patches", "-o", "o2", "--quiet", "--max-time", "0.5", &a, &a2, &b]);
+    let quiet =
+        on_terminal(dir.path(), &["diff-patches", "-o", "o2", "--quiet", "--max-time", "0.5", &a, &a2, &b]);
     assert!(quiet.trim().is_empty(), "--quiet prints nothing: {quiet:?}");
 
     let piped = Command::new(bin())
@@ -492,6 +550,10 @@ fn progress_shows_on_a_terminal_only() {
         .output()
         .unwrap();
     assert!(piped.status.success());
-    assert!(piped.stderr.is_empty(), "no progress nor diagnostics without a terminal: {}", String::from_utf8_lossy(&piped.stderr));
+    assert!(
+        piped.stderr.is_empty(),
+        "no progress nor diagnostics without a terminal: {}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
     assert!(String::from_utf8_lossy(&piped.stdout).starts_with("psychic: 3 revisions"));
 }

@@ -144,7 +144,10 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let n = meta.revisions.len();
 
     let stage = Instant::now();
-    progress.stage("compile", format!("clang: {n} revisions, then the meta program ({} sites)", meta.sites.len()));
+    progress.stage(
+        "compile",
+        format!("clang: {n} revisions, then the meta program ({} sites)", meta.sites.len()),
+    );
     let orig_dir =
         a.orig.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     // The meta program lives in the output directory; its quoted includes are
@@ -312,7 +315,8 @@ fn explore_and_report(
     if let Some(path) = &a.sarif {
         let cwd = std::env::current_dir().context("reading the current directory")?;
         let log = report::sarif::sarif(&report, &findings, &files, &cwd);
-        report::write_atomic(path, log.as_bytes()).with_context(|| format!("{}: cannot write", path.display()))?;
+        report::write_atomic(path, log.as_bytes())
+            .with_context(|| format!("{}: cannot write", path.display()))?;
     }
     progress.finish();
     let on_terminal = std::io::stderr().is_terminal();

@@ -63,7 +63,14 @@ pub fn findings(report: &Report, map: &MetaProgram, files: &[String]) -> Vec<Fin
     out
 }
 
-fn finding(t: &Test, outcome: usize, o: &Outcome, base: &Outcome, map: &MetaProgram, files: &[String]) -> Finding {
+fn finding(
+    t: &Test,
+    outcome: usize,
+    o: &Outcome,
+    base: &Outcome,
+    map: &MetaProgram,
+    files: &[String],
+) -> Finding {
     let g = o.revisions[0];
     let b = base.revisions[0];
     let inputs: Vec<String> = t.inputs.iter().map(|i| i.display()).collect();
@@ -86,7 +93,8 @@ fn finding(t: &Test, outcome: usize, o: &Outcome, base: &Outcome, map: &MetaProg
         let (mine, theirs) = (variants(s, &o.revisions), variants(s, &base.revisions));
         variant_of(s, g).is_some() && !mine.iter().any(|v| theirs.contains(v))
     };
-    let differs = |s: &&Site| variant_of(s, g).is_some_and(|(v, _)| variant_of(s, b).map(|(w, _)| w) != Some(v));
+    let differs =
+        |s: &&Site| variant_of(s, g).is_some_and(|(v, _)| variant_of(s, b).map(|(w, _)| w) != Some(v));
     let primary_site = on_path
         .iter()
         .copied()
@@ -116,7 +124,11 @@ fn finding(t: &Test, outcome: usize, o: &Outcome, base: &Outcome, map: &MetaProg
             let shared = if sharing.is_empty() {
                 "; no other revision has it".to_string()
             } else {
-                format!("; so {} {}", if sharing.len() == 1 { "does" } else { "do" }, revisions_list(&sharing))
+                format!(
+                    "; so {} {}",
+                    if sharing.len() == 1 { "does" } else { "do" },
+                    revisions_list(&sharing)
+                )
             };
             notes.push(Note {
                 location: located(span, files),
@@ -172,7 +184,11 @@ pub fn difference(o: &Outcome, base: &Outcome) -> String {
         parts.push(stdout_difference(&o.stdout, &base.stdout));
     }
     if o.annotations != base.annotations {
-        parts.push(format!("psychic_output [{}] vs [{}]", o.annotations.join(", "), base.annotations.join(", ")));
+        parts.push(format!(
+            "psychic_output [{}] vs [{}]",
+            o.annotations.join(", "),
+            base.annotations.join(", ")
+        ));
     }
     if parts.is_empty() { "different behaviour".into() } else { parts.join(", ") }
 }
@@ -183,11 +199,16 @@ fn stdout_difference(a: &str, b: &str) -> String {
     if a.len() <= SHORT && b.len() <= SHORT {
         return format!("stdout {a:?} vs {b:?}");
     }
-    let (la, lb): (Vec<&str>, Vec<&str>) = (a.split_inclusive('\n').collect(), b.split_inclusive('\n').collect());
+    let (la, lb): (Vec<&str>, Vec<&str>) =
+        (a.split_inclusive('\n').collect(), b.split_inclusive('\n').collect());
     let i = (0..la.len().max(lb.len())).find(|&i| la.get(i) != lb.get(i)).unwrap_or(0);
     let cut = |s: Option<&&str>| {
         let s = s.copied().unwrap_or("");
-        if s.len() > SHORT { format!("{:?}…", &s[..s.floor_char_boundary(SHORT)]) } else { format!("{s:?}") }
+        if s.len() > SHORT {
+            format!("{:?}…", &s[..s.floor_char_boundary(SHORT)])
+        } else {
+            format!("{s:?}")
+        }
     };
     format!("stdout line {}: {} vs {}", i + 1, cut(la.get(i)), cut(lb.get(i)))
 }
@@ -229,4 +250,31 @@ pub fn gcc(findings: &[Finding], color: bool) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Outcome, difference};
+
+    fn outcome(stdout: &str, exit: i32) -> Outcome {
+        Outcome {
+            revisions: vec![0],
+            stdout: stdout.into(),
+            exit_status: Some(exit),
+            signal: None,
+            timed_out: false,
+            annotations: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn differences_name_what_differs() {
+        assert_eq!(difference(&outcome("B\n", 0), &outcome("C\n", 0)), r#"stdout "B\n" vs "C\n""#);
+        assert_eq!(difference(&outcome("x", 1), &outcome("x", 0)), "exit 1 vs exit 0");
+        let long = |last: &str| format!("{}{last}\n", "line of output that is long enough\n".repeat(3));
+        assert_eq!(
+            difference(&outcome(&long("yes"), 0), &outcome(&long("no"), 0)),
+            r#"stdout line 4: "yes\n" vs "no\n""#
+        );
+    }
 }

@@ -31,7 +31,8 @@ table.outcomes td { min-width: 14em; } ins { background: #c9f2cf; text-decoratio
 /// The page, from the report and the unify stage's map. `files[k]` is the file
 /// of revision k, as diagnostics name it.
 pub fn report_html(r: &Report, map: &MetaProgram, files: &[String]) -> String {
-    let on_path: std::collections::BTreeSet<u32> = r.tests.iter().flat_map(|t| t.sites.iter().copied()).collect();
+    let on_path: std::collections::BTreeSet<u32> =
+        r.tests.iter().flat_map(|t| t.sites.iter().copied()).collect();
     let cluster_of = |rev: usize| r.clusters.iter().position(|c| c.contains(&rev));
     let page = html! {
         (DOCTYPE)
@@ -204,7 +205,7 @@ mod tests {
 
     #[test]
     fn diffs_mark_insertions_and_deletions() {
-        assert_eq!(diffed("C\n", "B\n").into_string(), "<ins>B</ins><del>C</del>\n");
+        assert_eq!(diffed("C\n", "B\n").into_string(), "<del>C</del><ins>B</ins>\n");
         assert_eq!(diffed("x<1", "x<1").into_string(), "x&lt;1");
     }
 }

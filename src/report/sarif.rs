@@ -43,8 +43,12 @@ pub fn sarif(report: &Report, findings: &[Finding], files: &[String], cwd: &Path
         .iter()
         .map(|f| {
             let test = report.test(f.test);
-            let related: Vec<s::Location> =
-                f.notes.iter().enumerate().map(|(i, n)| loc(&n.location, Some(&n.message), Some(i as i64))).collect();
+            let related: Vec<s::Location> = f
+                .notes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| loc(&n.location, Some(&n.message), Some(i as i64)))
+                .collect();
             let mut props = BTreeMap::new();
             props.insert("test".to_string(), json!(f.test));
             if let Some(t) = test {
