@@ -82,6 +82,30 @@ impl Toolchain {
         run(cmd, src)
     }
 
+    /// Parses and type-checks `src` without generating code: the quickest way to
+    /// learn whether it compiles.
+    pub fn syntax_check(&self, src: &Path) -> Result<(), CompileError> {
+        let mut cmd = self.command(src);
+        cmd.arg("-fsyntax-only").arg(src);
+        run(cmd, src)
+    }
+
+    /// The libc model (`runtime::LIBC_MODEL`) as bitcode files in `dir`, for
+    /// `ir::Module::load_linked`.
+    pub fn libc_model_bitcode(&self, dir: &Path) -> Result<Vec<PathBuf>, CompileError> {
+        let mut out = Vec::new();
+        for src in self.runtime.libc_model_sources() {
+            let bc = dir.join(format!("libc-{}.bc", src.file_stem().unwrap_or_default().to_string_lossy()));
+            let mut cmd = Command::new(&self.clang);
+            cmd.arg("-I").arg(self.runtime.include_dir());
+            cmd.args(["-fno-color-diagnostics", "-fno-builtin", "-c", "-emit-llvm", "-g", "-O0"]);
+            cmd.args(["-Xclang", "-disable-O0-optnone", "-o"]).arg(&bc).arg(&src);
+            run(cmd, &src)?;
+            out.push(bc);
+        }
+        Ok(out)
+    }
+
     /// clang with psychic's include path and the user's flags.
     fn command(&self, src: &Path) -> Command {
         let mut cmd = Command::new(&self.clang);

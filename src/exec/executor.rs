@@ -16,10 +16,13 @@ use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, StateId};
 use super::slab::Slab;
 use super::special::Handler;
-use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
+use super::state::{
+    ErrorKind, ExecutionState, Frame, HaltedPath, Location, StackFrame, Termination, VarArgs,
+};
 use super::value::{self, Byte, DivError, Value};
 use super::{
-    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary,
+    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, PROGRESS_INTERVAL,
+    Progress, RunSummary,
 };
 
 /// Instructions a state runs before the searcher chooses again.
@@ -150,7 +153,18 @@ impl<'m> Executor<'m> {
         self.state_mut(id).ptree_node = leaf;
         self.update_searcher(None, &[id], &[]);
         let mut steps = 0u64;
+        let mut last_progress = start;
         while !self.searcher.is_empty() {
+            if self.observer.is_some() && last_progress.elapsed() >= PROGRESS_INTERVAL {
+                last_progress = Instant::now();
+                self.stats.elapsed = start.elapsed();
+                let p = Progress {
+                    stats: &self.stats,
+                    solver: self.solver.stats(),
+                    live_states: self.states.len(),
+                };
+                self.observer.as_mut().expect("checked").on_progress(&p);
+            }
             if let Some(reason) = self.limit_reached(start, steps) {
                 self.stop = Some(reason.clone());
                 self.end_all(&reason);
@@ -205,6 +219,9 @@ impl<'m> Executor<'m> {
     }
 
     fn limit_reached(&self, start: Instant, steps: u64) -> Option<String> {
+        if self.cfg.interrupt.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Some("interrupted".into());
+        }
         if let Some(t) = self.cfg.max_time
             && start.elapsed() >= t
         {
@@ -396,11 +413,26 @@ impl<'m> Executor<'m> {
         kind: ErrorKind,
         message: String,
     ) -> Termination {
-        let f = st.frame();
-        let body = self.m.func(f.func).body.as_ref().expect("defined");
-        let location = self.m.loc_text(body.locs.get(f.pc as usize).copied().flatten());
-        let stack = st.stack.iter().rev().map(|f| self.m.func(f.func).name.clone()).collect();
+        // A caller's pc is already past its call instruction.
+        let stack: Vec<StackFrame> = st
+            .stack
+            .iter()
+            .rev()
+            .enumerate()
+            .map(|(i, f)| StackFrame {
+                function: self.m.func(f.func).name.clone(),
+                location: self.location(f.func, if i == 0 { f.pc } else { f.pc.saturating_sub(1) }),
+            })
+            .collect();
+        let location = stack.first().and_then(|f| f.location.clone());
         Termination::Error { kind, message, location, stack }
+    }
+
+    /// The source position of instruction `pc` of `func`, from debug info.
+    fn location(&self, func: FuncId, pc: u32) -> Option<Location> {
+        let body = self.m.func(func).body.as_ref()?;
+        let l = body.locs.get(pc as usize).copied().flatten()?;
+        Some(Location { file: self.m.files[l.file.index()].clone(), line: l.line, col: l.col })
     }
 
     pub(super) fn solver_error(&self, st: &ExecutionState, e: SolverError) -> Stop {

@@ -19,6 +19,8 @@ mod special;
 pub mod state;
 pub mod value;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub use executor::Executor;
@@ -26,8 +28,8 @@ pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use slab::Slab;
 pub use state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject,
-    Termination,
+    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, Location, OutputEvent, StackFrame, Stream,
+    SymbolicObject, Termination,
 };
 
 use crate::expr::ExprPool;
@@ -77,6 +79,8 @@ pub struct ExecConfig {
     pub keep_paths: bool,
     /// Call depth at which a path ends with a stack-overflow error.
     pub max_stack_frames: usize,
+    /// Set from outside (Ctrl-C) to stop the run as a limit would.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for ExecConfig {
@@ -97,6 +101,7 @@ impl Default for ExecConfig {
             revisions: None,
             keep_paths: true,
             max_stack_frames: 10_000,
+            interrupt: None,
         }
     }
 }
@@ -121,9 +126,16 @@ pub struct ExecStats {
 }
 
 impl ExecStats {
-    /// Paths that ran to an end (exit or error): KLEE's "completed paths".
+    /// KLEE's "completed paths": those that exited (`exit` or a return from
+    /// the entry function).
     pub fn completed_paths(&self) -> u64 {
-        self.paths_exited + self.paths_errored
+        self.paths_exited
+    }
+
+    /// KLEE's "partially completed paths": errors, silent exits and paths
+    /// ended early by a limit.
+    pub fn partial_paths(&self) -> u64 {
+        self.paths_errored + self.paths_silent + self.paths_early
     }
 }
 
@@ -145,6 +157,33 @@ pub struct HaltContext<'a> {
 /// tests on the fly here).
 pub trait HaltObserver {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control;
+
+    /// Called about every [`PROGRESS_INTERVAL`] while the run goes on (progress
+    /// lines, periodic statistics).
+    fn on_progress(&mut self, _progress: &Progress<'_>) {}
+}
+
+/// How often [`HaltObserver::on_progress`] is called.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// A snapshot of a run in progress.
+pub struct Progress<'a> {
+    /// `elapsed` is the time since the run started.
+    pub stats: &'a ExecStats,
+    pub solver: &'a SolverStats,
+    pub live_states: usize,
+}
+
+/// Lends an observer to the executor, so the caller reads its results after
+/// the run.
+impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
+    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+        (**self).on_halt(path, cx)
+    }
+
+    fn on_progress(&mut self, progress: &Progress<'_>) {
+        (**self).on_progress(progress)
+    }
 }
 
 /// The result of [`Executor::run`].

@@ -18,7 +18,8 @@ use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
 use super::printf::{self, Arg, Slot};
 use super::state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination,
+    Annotation, ErrorKind, ExecutionState, FmtArg, Location, OutputEvent, Stream, SymbolicObject,
+    Termination,
 };
 use super::value::{self, Byte, Value};
 
@@ -202,7 +203,7 @@ impl Executor<'_> {
                 let suffix = self.string_arg(st, &arg(3), "klee_report_error suffix")?;
                 let mut t = self.error_termination(st, ErrorKind::User(suffix), msg);
                 if let Termination::Error { location, .. } = &mut t {
-                    *location = Some(format!("{file}:{line}"));
+                    *location = Some(Location { file, line: line as u32, col: 0 });
                 }
                 return Err(Stop::Halt(Box::new(t)));
             }

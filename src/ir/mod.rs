@@ -566,11 +566,6 @@ impl Module {
         (idx < self.funcs.len() as u64).then_some(FuncId(idx as u32))
     }
 
-    /// `file:line:col` of an instruction, if it has debug info.
-    pub fn loc_text(&self, loc: Option<SrcLoc>) -> Option<String> {
-        loc.map(|l| format!("{}:{}:{}", self.files[l.file.index()], l.line, l.col))
-    }
-
     /// The integer width of a type, for scalar integer and pointer types.
     pub fn int_width(&self, ty: TyId) -> Option<u32> {
         match self.ty(ty).kind {

@@ -1,0 +1,90 @@
+//! The engine's flags, shared by every command that explores a program.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::exec::{ExecConfig, ExternalCalls, SearchKind};
+
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Exploration")]
+pub struct ExecArgs {
+    /// State selection: KLEE's searchers, and `default` (random-path interleaved
+    /// with covnew, as KLEE).
+    #[arg(long, value_enum, default_value_t = Search::Default)]
+    pub search: Search,
+    /// Seed of the randomised searchers.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Stop exploring after this many seconds (fractions allowed).
+    #[arg(long, value_name = "SECS")]
+    pub max_time: Option<f64>,
+    /// Stop after this many instructions over all paths.
+    #[arg(long, value_name = "N")]
+    pub max_instructions: Option<u64>,
+    /// End a path after this many symbolic branches.
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+    /// Fork at most this many times in all.
+    #[arg(long, value_name = "N")]
+    pub max_forks: Option<u64>,
+    /// Stop when psychic's resident memory exceeds this many MiB.
+    #[arg(long, value_name = "MIB")]
+    pub max_memory: Option<u64>,
+    /// Time limit of one solver query; a query over it ends only its path.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub max_solver_time: f64,
+    /// Calls to functions with neither a body nor a model: `none` ends the path
+    /// with an error; `all` calls the host's function on concrete integer
+    /// arguments (KLEE's --external-calls).
+    #[arg(long, value_enum, default_value_t = External::None)]
+    pub external_calls: External,
+    /// Report shifts by the bit width or more as errors.
+    #[arg(long)]
+    pub check_overshift: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum Search {
+    Dfs,
+    Bfs,
+    RandomPath,
+    Covnew,
+    Default,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum External {
+    None,
+    All,
+}
+
+impl ExecArgs {
+    /// Writes the flags into `cfg`; an invalid duration is an error message.
+    pub fn apply(&self, cfg: &mut ExecConfig) -> anyhow::Result<()> {
+        cfg.search = match self.search {
+            Search::Dfs => SearchKind::Dfs,
+            Search::Bfs => SearchKind::Bfs,
+            Search::RandomPath => SearchKind::RandomPath,
+            Search::Covnew => SearchKind::CovNew,
+            Search::Default => SearchKind::Default,
+        };
+        cfg.seed = self.seed;
+        cfg.max_time = self.max_time.map(|s| seconds("--max-time", s)).transpose()?;
+        cfg.max_instructions = self.max_instructions;
+        cfg.max_depth = self.max_depth;
+        cfg.max_forks = self.max_forks;
+        cfg.max_memory_mb = self.max_memory;
+        cfg.max_solver_time = seconds("--max-solver-time", self.max_solver_time)?;
+        cfg.external_calls = match self.external_calls {
+            External::None => ExternalCalls::Error,
+            External::All => ExternalCalls::Native,
+        };
+        cfg.check_overshift = self.check_overshift;
+        Ok(())
+    }
+}
+
+fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(s).map_err(|_| anyhow::anyhow!("{flag} {s}: expected a non-negative number of seconds"))
+}
