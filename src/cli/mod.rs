@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod exec_args;
+mod outdir;
+mod run;
 mod tools;
 
 /// Exit status for usage and input errors.
@@ -27,6 +30,7 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Run(run::RunArgs),
     Compile(tools::CompileArgs),
     Replay(tools::ReplayArgs),
     Show(tools::ShowArgs),
@@ -35,6 +39,7 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(a) => run::run(a),
         Command::Compile(a) => tools::compile(a),
         Command::Replay(a) => tools::replay(a),
         Command::Show(a) => tools::show(a),

@@ -1030,6 +1030,27 @@ impl<'m> Executor<'m> {
         Ok(self.cfg.max_forks.is_none_or(|n| self.stats.forks < n))
     }
 
+    /// Makes `cond` hold on this path where it may, and says whether it
+    /// does. Where both sides are feasible, a copy of the state takes the
+    /// other one and runs the current instruction again: for special
+    /// functions that must decide before their side effects.
+    pub(super) fn assume_or_fork(&mut self, st: &mut ExecutionState, cond: ExprId) -> Res<bool> {
+        if let Some(b) = self.decide(st, cond)? {
+            return Ok(b);
+        }
+        if self.may_fork(st)? {
+            let mut other = st.clone();
+            let not = self.pool.bool_not(cond);
+            other.constraints.push(not);
+            other.depth += 1;
+            st.depth += 1;
+            self.stats.forks += 1;
+            self.forked.push(other);
+        }
+        st.constraints.push(cond);
+        Ok(true)
+    }
+
     fn cond_br(&mut self, st: &mut ExecutionState, c: &Value, t: &Edge, f: &Edge) -> Res<()> {
         let e = match c {
             Value::Int(x) => {

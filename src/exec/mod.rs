@@ -2,7 +2,8 @@
 //! and the instructions), [`ExecutionState`] (one path: frames, constraints,
 //! revision set, memory, outputs), [`memory`] (copy-on-write object memory),
 //! [`searcher`] (state selection), `special` (the KLEE API, `__klee_meta`
-//! and the libc model) and [`printf`] (glibc-exact formatting).
+//! and the libc functions the engine models), `stdio` (output: the printf
+//! family, puts, fwrite) and [`printf`] (glibc-exact formatting).
 //!
 //! Revisions: a state carries the set of revisions that follow it. An
 //! expression that mentions the revision is never sent to the solver: when
@@ -16,6 +17,7 @@ pub mod revset;
 pub mod searcher;
 mod slab;
 mod special;
+mod stdio;
 pub mod state;
 pub mod value;
 

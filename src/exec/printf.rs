@@ -5,7 +5,9 @@
 //! The executor parses the format once, asks [`slots`] which arguments the
 //! conversions consume, reads them (concrete or symbolic), and renders
 //! concrete ones with [`render`]. A structured (symbolic) printf event is
-//! rendered later from a model through the same function.
+//! rendered later from a model through the same function. [`layout`] is the
+//! one implementation of the layout: generic over the byte type, it also
+//! renders `sprintf`'s symbolic text, with digits as expressions (stdio.rs).
 
 /// A parsed piece of a format string.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,25 +149,27 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
     out
 }
 
-/// The argument slots the format consumes, in order.
-pub fn slots(pieces: &[Piece]) -> Vec<Slot> {
+/// The argument slots the format consumes, in order, each with the
+/// conversion it is the argument of (`None` for a `*` width or precision).
+pub fn slots(pieces: &[Piece]) -> Vec<(Slot, Option<Spec>)> {
     let mut out = Vec::new();
     for p in pieces {
         let Piece::Conv(s) = p else { continue };
         if s.width == Some(None) {
-            out.push(Slot::Int(32));
+            out.push((Slot::Int(32), None));
         }
         if s.precision == Some(None) {
-            out.push(Slot::Int(32));
+            out.push((Slot::Int(32), None));
         }
-        out.push(match s.conv {
+        let slot = match s.conv {
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => Slot::Int(s.int_bits),
             b'c' => Slot::Int(32),
             b'p' => Slot::Int(64),
             b's' => Slot::Str,
             b'n' => Slot::Ignored,
             _ => Slot::Double,
-        });
+        };
+        out.push((slot, Some(*s)));
     }
     out
 }
