@@ -98,7 +98,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         _ => a.program.clone(),
     };
     let libs = match (&tc, a.libc) {
-        (Some(tc), Libc::Model) => tc.libc_model_bitcode(scratch.path())?,
+        (Some(tc), Libc::Model) => tc.libc_model_cached(scratch.path())?,
         _ => Vec::new(),
     };
     let libs: Vec<&Path> = libs.iter().map(PathBuf::as_path).collect();

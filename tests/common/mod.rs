@@ -190,3 +190,35 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
     }
     runs
 }
+
+/// The paths of a fixture with `bytes` input bytes, counted natively: the
+/// distinct basic-block traces over every input (tests/c/native/enumerate.c).
+/// With `model`, the libc model's C code replaces glibc's, traced too.
+pub fn native_path_count(src: &Path, bytes: u32, model: bool, dir: &Path) -> u64 {
+    let tc = toolchain();
+    let rt = psychic::runtime::Installed::new().unwrap();
+    let bin = dir.join("enumerate");
+    let run = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let mut traced = vec![(src.to_path_buf(), "-Dmain=fixture_main")];
+    if model {
+        // env.c stays out: errno and the streams must be glibc's.
+        traced.extend(rt.libc_model_sources().into_iter().filter(|p| !p.ends_with("env.c")).map(|p| (p, "-fno-builtin")));
+    }
+    let mut objects = Vec::new();
+    for (i, (c, flag)) in traced.iter().enumerate() {
+        let obj = dir.join(format!("traced{i}.o"));
+        run(Command::new(tc.clang())
+            .args(["-O0", "-w", "-fsanitize-coverage=bb,trace-pc-guard", flag, "-c", "-I"])
+            .arg(tc.include_dir())
+            .arg(c)
+            .arg("-o")
+            .arg(&obj));
+        objects.push(obj);
+    }
+    run(Command::new(tc.clang()).args(["-O2", "-w"]).arg(fixture("native/enumerate.c")).args(&objects).arg("-o").arg(&bin));
+    String::from_utf8(run(Command::new(&bin).arg(bytes.to_string()))).unwrap().trim().parse().unwrap()
+}
