@@ -8,7 +8,8 @@
 //!   (KIND is an `.err` suffix); every count not given is 0. The numbers come
 //!   from reasoning about the program, written down beside them, never from
 //!   what the engine printed.
-//! - `flags: ...`: options of `psychic run`; `argv: ...`: program arguments.
+//! - `flags: ...`: options of `psychic run`; `argv: ...`: program arguments;
+//!   `native: ...`: clang flags of the native build.
 //! - `enumerate: N`: the number of paths is also counted natively: the
 //!   fixture (built with `-fsanitize-coverage=trace-pc-guard`) runs on every
 //!   value of its N input bytes, and the distinct basic-block traces of the
@@ -38,6 +39,8 @@ struct Fixture {
     expect: BTreeMap<String, u64>,
     flags: Vec<String>,
     argv: Vec<String>,
+    /// Extra clang flags of the native build.
+    native: Vec<String>,
     /// Input bytes to enumerate natively, and whether with the libc model.
     enumerate: Option<(u32, bool)>,
     /// KIND -> the lines marked `// ERROR: KIND`.
@@ -69,6 +72,7 @@ fn fixture(rel: &str) -> Fixture {
         expect,
         flags: words(directive(&text, "flags:")),
         argv: words(directive(&text, "argv:")),
+        native: words(directive(&text, "native:")),
         enumerate: directive(&text, "enumerate:").map(|d| {
             let mut w = d.split_whitespace();
             (w.next().unwrap().parse().unwrap(), w.next() == Some("model"))
@@ -105,15 +109,13 @@ fn read_index(dir: &Path) -> Vec<TestRow> {
 
 /// The native build every test of a fixture replays on: AddressSanitizer,
 /// and traps for what the engine reports as `overshift` and `exec`.
-fn native(src: &Path, dir: &Path) -> PathBuf {
-    static TC: std::sync::OnceLock<Toolchain> = std::sync::OnceLock::new();
-    let tc = TC.get_or_init(|| {
-        Toolchain::discover().unwrap().with_flags([
-            "-w",
-            "-fsanitize=shift-exponent,unreachable",
-            "-fsanitize-trap=shift-exponent,unreachable",
-        ])
-    });
+fn native(src: &Path, extra: &[String], dir: &Path) -> PathBuf {
+    let tc = Toolchain::discover().unwrap().with_flags(
+        ["-w", "-fsanitize=shift-exponent,unreachable", "-fsanitize-trap=shift-exponent,unreachable"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(extra.iter().cloned()),
+    );
     let bin = dir.join("native");
     tc.native(src, &bin, &NativeOptions { sanitize: true }).unwrap();
     bin
@@ -161,7 +163,7 @@ fn check(rel: &str) {
     wanted.retain(|_, v| *v > 0);
     assert_eq!(found, wanted, "{rel}: tests by termination\n{stderr}");
 
-    let bin = native(&f.src, tmp.path());
+    let bin = native(&f.src, &f.native, tmp.path());
     let name = f.src.file_name().unwrap().to_string_lossy().into_owned();
     for r in &rows {
         let stem = out_dir.join(format!("test{:06}", r.id));
@@ -224,6 +226,7 @@ macro_rules! fixtures {
 
 fixtures! {
     get_sign => "symbolic/get_sign.c",
+    argv => "run/argv.c",
     array_2d => "run/array_2d.c",
     array_rw => "run/array_rw.c",
     atoi => "run/atoi.c",
@@ -231,18 +234,28 @@ fixtures! {
     bitfields => "run/bitfields.c",
     branches => "run/branches.c",
     ctype => "run/ctype.c",
+    entry_point => "run/entry_point.c",
+    floats => "run/floats.c",
     function_pointers => "run/function_pointers.c",
+    globals => "run/globals.c",
+    goto_loops => "run/goto_loops.c",
     heap_objects => "run/heap_objects.c",
+    klee_api => "run/klee_api.c",
     linked_list => "run/linked_list.c",
     logic => "run/logic.c",
     loop_search => "run/loop_search.c",
+    memory_model => "run/memory_model.c",
     mutual_recursion => "run/mutual_recursion.c",
     nested_loops => "run/nested_loops.c",
     qsort_callback => "run/qsort_callback.c",
     recursion => "run/recursion.c",
+    snprintf => "run/snprintf.c",
+    sprintf_symbolic => "run/sprintf_symbolic.c",
+    stdio_output => "run/stdio_output.c",
     strchr => "run/strchr.c",
     strcmp => "run/strcmp.c",
     strlen => "run/strlen.c",
     structs => "run/structs.c",
     switch => "run/switch.c",
+    varargs => "run/varargs.c",
 }
