@@ -97,36 +97,9 @@ fn symbolic_index_reads_and_finds_the_overflow() {
     });
 }
 
-/// The number of distinct basic-block traces of `match` over every pattern,
-/// counted natively (tests/c/native/trace_count.c): the paths there are.
-fn native_trace_count() -> usize {
-    let dir = tempfile::tempdir().unwrap();
-    let tc = common::toolchain();
-    let obj = dir.path().join("rx.o");
-    let bin = dir.path().join("trace_count");
-    let run = |cmd: &mut std::process::Command| {
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        out.stdout
-    };
-    run(std::process::Command::new(tc.clang())
-        .args(["-O0", "-w", "-fsanitize-coverage=trace-pc-guard", "-Dmain=regexp_main", "-c", "-I"])
-        .arg(tc.include_dir())
-        .arg(common::fixture("symbolic/regexp.c"))
-        .arg("-o")
-        .arg(&obj));
-    run(std::process::Command::new(tc.clang())
-        .args(["-O2", "-w"])
-        .arg(common::fixture("native/trace_count.c"))
-        .arg(&obj)
-        .arg("-o")
-        .arg(&bin));
-    String::from_utf8(run(&mut std::process::Command::new(&bin))).unwrap().trim().parse().unwrap()
-}
-
 #[test]
 fn regexp_matcher_finds_exactly_the_native_paths() {
-    let expected = native_trace_count();
+    let expected = common::native_trace_count();
     explore("symbolic/regexp.c", ExecConfig::default(), |_, s| {
         let k = kinds(&s.paths);
         assert_eq!(k.keys().collect::<Vec<_>>(), vec!["exit"], "no errors in the matcher: {k:?}");

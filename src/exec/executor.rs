@@ -451,6 +451,9 @@ impl<'m> Executor<'m> {
             let body = m.funcs[f.func.index()].body.as_ref().expect("defined");
             let inst = &body.insts[f.pc as usize];
             n += 1;
+            // Counted before it runs, so that states forked off by it (and
+            // error paths) include it and what this quantum ran before it.
+            st.instructions += 1;
             match self.exec(st, inst) {
                 Ok(()) => {}
                 Err(Stop::Restart) => break,
@@ -463,7 +466,6 @@ impl<'m> Executor<'m> {
                 break;
             }
         }
-        st.instructions += n;
         st.since_new_cover += n;
         self.stats.instructions += n;
         out

@@ -222,3 +222,30 @@ pub fn native_path_count(src: &Path, bytes: u32, model: bool, dir: &Path) -> u64
     run(Command::new(tc.clang()).args(["-O2", "-w"]).arg(fixture("native/enumerate.c")).args(&objects).arg("-o").arg(&bin));
     String::from_utf8(run(Command::new(&bin).arg(bytes.to_string()))).unwrap().trim().parse().unwrap()
 }
+
+/// The number of distinct basic-block traces of `match` over every pattern,
+/// counted natively (tests/c/native/trace_count.c): the paths there are.
+pub fn native_trace_count() -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let tc = toolchain();
+    let obj = dir.path().join("rx.o");
+    let bin = dir.path().join("trace_count");
+    let run = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    run(Command::new(tc.clang())
+        .args(["-O0", "-w", "-fsanitize-coverage=trace-pc-guard", "-Dmain=regexp_main", "-c", "-I"])
+        .arg(tc.include_dir())
+        .arg(fixture("symbolic/regexp.c"))
+        .arg("-o")
+        .arg(&obj));
+    run(Command::new(tc.clang())
+        .args(["-O2", "-w"])
+        .arg(fixture("native/trace_count.c"))
+        .arg(&obj)
+        .arg("-o")
+        .arg(&bin));
+    String::from_utf8(run(&mut Command::new(&bin))).unwrap().trim().parse().unwrap()
+}
