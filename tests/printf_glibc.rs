@@ -13,13 +13,30 @@ use psychic::exec::printf::{Arg, parse, render};
 fn cases() -> Vec<(char, String, String, Arg)> {
     let mut flags = Vec::new();
     for bits in 0..32u32 {
-        flags.push((0..5).filter(|i| bits >> i & 1 != 0).map(|i| "-+ #0".as_bytes()[i] as char).collect::<String>());
+        flags.push(
+            (0..5).filter(|i| bits >> i & 1 != 0).map(|i| "-+ #0".as_bytes()[i] as char).collect::<String>(),
+        );
     }
     let widths = ["", "1", "8"];
     let precisions = ["", ".0", ".2", ".7"];
-    let ints: [i64; 13] = [0, 1, -1, 7, 42, -42, 255, 256, 65535, -32768, i32::MAX as i64, i32::MIN as i64, 1234567];
+    let ints: [i64; 13] =
+        [0, 1, -1, 7, 42, -42, 255, 256, 65535, -32768, i32::MAX as i64, i32::MIN as i64, 1234567];
     let longs: [i64; 5] = [0, -1, i64::MIN, i64::MAX, 1 << 40];
-    let doubles = ["0", "-0", "1.5", "2.5", "0.1", "123456.789", "1e-5", "1e20", "-3.25", "inf", "nan", "9.9999995", "0.00012345"];
+    let doubles = [
+        "0",
+        "-0",
+        "1.5",
+        "2.5",
+        "0.1",
+        "123456.789",
+        "1e-5",
+        "1e20",
+        "-3.25",
+        "inf",
+        "nan",
+        "9.9999995",
+        "0.00012345",
+    ];
     let strings = ["", "a", "hello", "hello world"];
     let pointers = ["0", "1234", "7fff0000beef"];
     let mut out = Vec::new();
@@ -39,11 +56,21 @@ fn cases() -> Vec<(char, String, String, Arg)> {
                 }
                 for conv in ["f", "e", "E", "g", "G", "F"] {
                     for v in doubles {
-                        out.push(('d', format!("<{spec}{conv}>"), v.to_string(), Arg::Double(v.parse().unwrap())));
+                        out.push((
+                            'd',
+                            format!("<{spec}{conv}>"),
+                            v.to_string(),
+                            Arg::Double(v.parse().unwrap()),
+                        ));
                     }
                 }
                 for v in strings {
-                    out.push(('s', format!("<{spec}s>"), v.to_string(), Arg::Str(Some(v.as_bytes().to_vec()))));
+                    out.push((
+                        's',
+                        format!("<{spec}s>"),
+                        v.to_string(),
+                        Arg::Str(Some(v.as_bytes().to_vec())),
+                    ));
                 }
                 out.push(('n', format!("<{spec}s>"), String::new(), Arg::Str(None)));
                 for v in pointers {
@@ -97,5 +124,11 @@ fn formatter_renders_as_glibc() {
             ));
         }
     }
-    assert!(wrong.is_empty(), "{} of {} cases differ:\n{}", wrong.len(), cases.len(), wrong[..wrong.len().min(40)].join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong[..wrong.len().min(40)].join("\n")
+    );
 }

@@ -29,12 +29,14 @@ fn fails(dir: &Path, args: &[&str], what: &str) {
     assert!(err.starts_with("psychic: error: ") && err.contains(what), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    let outs = std::fs::read_dir(dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("psychic-")).count();
+    let outs = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("psychic-"))
+        .count();
     assert_eq!(outs, 0, "{args:?}: a failed run leaves no output directory");
 }
 
-const GET_SIGN: &str =
-    "#include <klee/klee.h>\nint main(void) { int x = klee_int(\"x\"); if (x == 0) return 0; if (x < 0) return -1; return 1; }\n";
+const GET_SIGN: &str = "#include <klee/klee.h>\nint main(void) { int x = klee_int(\"x\"); if (x == 0) return 0; if (x < 0) return -1; return 1; }\n";
 
 #[test]
 fn output_directories_are_numbered_and_linked() {
@@ -45,7 +47,10 @@ fn output_directories_are_numbered_and_linked() {
         assert!(o.status.success(), "{}", stderr(&o));
         let dir = tmp.path().join(format!("psychic-out-{n}"));
         assert!(stderr(&o).contains(&format!("output directory is \"{}\"", dir.display())), "{}", stderr(&o));
-        assert_eq!(std::fs::read_link(tmp.path().join("psychic-last")).unwrap(), Path::new(&format!("psychic-out-{n}")));
+        assert_eq!(
+            std::fs::read_link(tmp.path().join("psychic-last")).unwrap(),
+            Path::new(&format!("psychic-out-{n}"))
+        );
         for f in ["info", "run.stats", "tests.csv", "messages.txt", "warnings.txt", "test000003.ktest"] {
             assert!(dir.join(f).is_file(), "{f}");
         }
@@ -80,7 +85,11 @@ fn a_single_path_prints_the_programs_output() {
     let kt = psychic::ktest::KTest::read(&tmp.path().join("psychic-last/test000001.ktest")).unwrap();
     assert_eq!(kt.args, vec!["hello.c", "world"], "argv is recorded as KLEE does");
     // With several paths, the outputs go only to the test files.
-    write(tmp.path(), "two.c", "#include <klee/klee.h>\n#include <stdio.h>\nint main(void) { if (klee_int(\"x\")) puts(\"a\"); else puts(\"b\"); return 0; }\n");
+    write(
+        tmp.path(),
+        "two.c",
+        "#include <klee/klee.h>\n#include <stdio.h>\nint main(void) { if (klee_int(\"x\")) puts(\"a\"); else puts(\"b\"); return 0; }\n",
+    );
     let o = psychic(tmp.path(), &["run", "two.c"]);
     assert!(o.status.success() && o.stdout.is_empty(), "{}", stderr(&o));
 }
@@ -88,7 +97,11 @@ fn a_single_path_prints_the_programs_output() {
 #[test]
 fn summary_lines_follow_klee() {
     let tmp = tempfile::tempdir().unwrap();
-    write(tmp.path(), "e.c", "#include <klee/klee.h>\nint main(void) { int x = klee_int(\"x\"); if (x == 7) return 10 / (x - 7); return 0; }\n");
+    write(
+        tmp.path(),
+        "e.c",
+        "#include <klee/klee.h>\nint main(void) { int x = klee_int(\"x\"); if (x == 7) return 10 / (x - 7); return 0; }\n",
+    );
     let o = psychic(tmp.path(), &["run", "e.c", "--output-dir", "out"]);
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
@@ -101,13 +114,18 @@ fn summary_lines_follow_klee() {
         assert!(err.contains(line), "{line}:\n{err}");
     }
     assert!(err.contains("psychic: ERROR: ") && err.contains("e.c:2:"), "{err}");
-    for prefix in ["psychic: done: total instructions = ", "psychic: done: queries = ", "psychic: done: wall time = "] {
+    for prefix in
+        ["psychic: done: total instructions = ", "psychic: done: queries = ", "psychic: done: wall time = "]
+    {
         assert!(err.contains(prefix), "{prefix}:\n{err}");
     }
     let e = std::fs::read_to_string(tmp.path().join("out/test000001.div.err"))
         .or_else(|_| std::fs::read_to_string(tmp.path().join("out/test000002.div.err")))
         .unwrap();
-    assert!(e.starts_with("Error: division by zero\nFile: ") && e.contains("\nLine: 2\nStack:\n\t#0 in main at "), "{e}");
+    assert!(
+        e.starts_with("Error: division by zero\nFile: ") && e.contains("\nLine: 2\nStack:\n\t#0 in main at "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -140,7 +158,11 @@ fn bitcode_without_main_runs_from_the_entry_point_it_is_given() {
 fn other_bad_input_is_one_line_too() {
     let tmp = tempfile::tempdir().unwrap();
     write(tmp.path(), "four.c", "int start(int a, int b, int c, int d) { return a + b + c + d; }\n");
-    fails(tmp.path(), &["run", "--entry-point", "start", "four.c"], "takes parameters psychic cannot provide");
+    fails(
+        tmp.path(),
+        &["run", "--entry-point", "start", "four.c"],
+        "takes parameters psychic cannot provide",
+    );
     write(tmp.path(), "ok.c", GET_SIGN);
     fails(tmp.path(), &["run", "ok.c", "--max-time", "-1"], "--max-time -1");
     std::fs::create_dir(tmp.path().join("full")).unwrap();
@@ -152,7 +174,11 @@ fn other_bad_input_is_one_line_too() {
     write(tmp.path(), "bad.c", "int main(void) { return x; }\n");
     let o = psychic(tmp.path(), &["run", "bad.c"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).starts_with("psychic: error: bad.c: does not compile:\nbad.c:1:25: error:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("psychic: error: bad.c: does not compile:\nbad.c:1:25: error:"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -166,7 +192,10 @@ fn an_unsupported_instruction_ends_its_path_only() {
     let o = psychic(tmp.path(), &["run", "asm.c", "--output-dir", "out"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("psychic: ERROR: ") && err.contains("asm.c:4:") && err.contains("inline assembly"), "{err}");
+    assert!(
+        err.contains("psychic: ERROR: ") && err.contains("asm.c:4:") && err.contains("inline assembly"),
+        "{err}"
+    );
     assert!(err.contains("completed paths = 1") && err.contains("errors: unhandled 1"), "{err}");
     let errs: Vec<_> = std::fs::read_dir(tmp.path().join("out"))
         .unwrap()
@@ -204,8 +233,10 @@ int main(void) {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("errors: solver"), "{err}");
     assert!(!err.contains("completed paths = 0"), "the other paths go on: {err}");
-    let names: Vec<String> =
-        std::fs::read_dir(tmp.path().join("out")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(names.iter().any(|n| n.ends_with(".solver.err")), "{names:?}");
 }
 

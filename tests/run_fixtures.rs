@@ -61,7 +61,8 @@ fn fixture(rel: &str) -> Fixture {
         let (k, v) = item.split_once('=').unwrap_or_else(|| panic!("{rel}: bad expect item {item}"));
         expect.insert(k.to_string(), v.parse().unwrap());
     }
-    let words = |d: Option<&str>| d.map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default();
+    let words =
+        |d: Option<&str>| d.map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default();
     let mut error_lines: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         if let Some((_, kind)) = line.rsplit_once("// ERROR: ") {
@@ -125,7 +126,10 @@ fn native(src: &Path, extra: &[String], dir: &Path) -> PathBuf {
 /// The value of a `psychic: done: NAME = N` summary line.
 fn summary_value(stderr: &str, name: &str) -> u64 {
     let prefix = format!("psychic: done: {name} = ");
-    let line = stderr.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("no {name}:\n{stderr}"));
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {name}:\n{stderr}"));
     line.split_whitespace().next().unwrap().parse().unwrap()
 }
 
@@ -145,12 +149,25 @@ fn check(rel: &str) {
     let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     assert_eq!(run.status.code(), Some(0), "{rel}: psychic run failed:\n{stderr}");
     let n = |k: &str| f.expect.get(k).copied().unwrap_or(0);
-    let errors: u64 = f.expect.iter().filter(|(k, _)| !["exit", "silent", "early"].contains(&k.as_str())).map(|(_, v)| v).sum();
+    let errors: u64 = f
+        .expect
+        .iter()
+        .filter(|(k, _)| !["exit", "silent", "early"].contains(&k.as_str()))
+        .map(|(_, v)| v)
+        .sum();
 
     // The summary, KLEE's way: errors, silent and early paths are partial.
     assert_eq!(summary_value(&stderr, "completed paths"), n("exit"), "{rel}:\n{stderr}");
-    assert_eq!(summary_value(&stderr, "partially completed paths"), errors + n("silent") + n("early"), "{rel}:\n{stderr}");
-    assert_eq!(summary_value(&stderr, "generated tests"), n("exit") + errors + n("early"), "{rel}:\n{stderr}");
+    assert_eq!(
+        summary_value(&stderr, "partially completed paths"),
+        errors + n("silent") + n("early"),
+        "{rel}:\n{stderr}"
+    );
+    assert_eq!(
+        summary_value(&stderr, "generated tests"),
+        n("exit") + errors + n("early"),
+        "{rel}:\n{stderr}"
+    );
 
     // The tests, by how they ended.
     let rows = read_index(&out_dir);
@@ -187,13 +204,18 @@ fn check(rel: &str) {
                     assert_eq!(lossy(&out.stderr), lossy(&read("stderr")), "{what}: stderr");
                 }
                 "error" => {
-                    let err = std::fs::read_to_string(stem.with_extension(format!("{}.err", r.kind))).unwrap();
-                    let line: u32 = err.lines().find_map(|l| l.strip_prefix("Line: ")).unwrap().parse().unwrap();
+                    let err =
+                        std::fs::read_to_string(stem.with_extension(format!("{}.err", r.kind))).unwrap();
+                    let line: u32 =
+                        err.lines().find_map(|l| l.strip_prefix("Line: ")).unwrap().parse().unwrap();
                     let file = err.lines().find_map(|l| l.strip_prefix("File: ")).unwrap();
                     assert!(err.starts_with("Error: ") && err.contains("Stack:\n\t#0 in "), "{what}: {err}");
                     assert!(file.ends_with(&name), "{what}: {err}");
                     let marked = f.error_lines.get(&r.kind).cloned().unwrap_or_default();
-                    assert!(marked.contains(&line), "{what}: error at line {line}, marked: {marked:?}\n{err}");
+                    assert!(
+                        marked.contains(&line),
+                        "{what}: error at line {line}, marked: {marked:?}\n{err}"
+                    );
                     let signals: &[i32] = match r.kind.as_str() {
                         "external" | "unhandled" | "solver" => continue,
                         "div" => &[8, 6],

@@ -86,5 +86,6 @@ impl ExecArgs {
 }
 
 fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
-    Duration::try_from_secs_f64(s).map_err(|_| anyhow::anyhow!("{flag} {s}: expected a non-negative number of seconds"))
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| anyhow::anyhow!("{flag} {s}: expected a non-negative number of seconds"))
 }

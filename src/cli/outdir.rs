@@ -21,9 +21,13 @@ impl OutDir {
 pub fn create(explicit: Option<&Path>) -> Result<OutDir> {
     if let Some(dir) = explicit {
         if dir.exists() {
-            let empty = dir.read_dir().with_context(|| format!("{}: cannot read", dir.display()))?.next().is_none();
+            let empty =
+                dir.read_dir().with_context(|| format!("{}: cannot read", dir.display()))?.next().is_none();
             if !empty {
-                bail!("{}: output directory exists and is not empty; name another with --output-dir", dir.display());
+                bail!(
+                    "{}: output directory exists and is not empty; name another with --output-dir",
+                    dir.display()
+                );
             }
         } else {
             std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;

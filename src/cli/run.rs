@@ -83,9 +83,18 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         bail!("{}: no such file", a.program.display());
     }
     let is_c = a.program.extension().is_some_and(|e| e == "c");
-    let scratch = tempfile::Builder::new().prefix("psychic-run-").tempdir().context("creating a temporary directory")?;
+    let scratch = tempfile::Builder::new()
+        .prefix("psychic-run-")
+        .tempdir()
+        .context("creating a temporary directory")?;
     let tc = if is_c || a.libc == Libc::Model {
-        Some(Toolchain::discover().context("clang is needed for C input and the libc model (--libc none runs bitcode without it)")?.with_flags(&a.cflags))
+        Some(
+            Toolchain::discover()
+                .context(
+                    "clang is needed for C input and the libc model (--libc none runs bitcode without it)",
+                )?
+                .with_flags(&a.cflags),
+        )
     } else {
         None
     };
@@ -104,7 +113,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let libs: Vec<&Path> = libs.iter().map(PathBuf::as_path).collect();
     let module = Module::load_linked(&bitcode, &libs)?;
 
-    let argv: Vec<String> = std::iter::once(a.program.display().to_string()).chain(a.args.iter().cloned()).collect();
+    let argv: Vec<String> =
+        std::iter::once(a.program.display().to_string()).chain(a.args.iter().cloned()).collect();
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();

@@ -155,7 +155,9 @@ impl<'m> Executor<'m> {
         let mut steps = 0u64;
         let mut last_progress = start;
         while !self.searcher.is_empty() {
-            if self.observer.is_some() && last_progress.elapsed() >= PROGRESS_INTERVAL {
+            if let Some(obs) = self.observer.as_mut()
+                && last_progress.elapsed() >= PROGRESS_INTERVAL
+            {
                 last_progress = Instant::now();
                 self.stats.elapsed = start.elapsed();
                 let p = Progress {
@@ -163,7 +165,7 @@ impl<'m> Executor<'m> {
                     solver: self.solver.stats(),
                     live_states: self.states.len(),
                 };
-                self.observer.as_mut().expect("checked").on_progress(&p);
+                obs.on_progress(&p);
             }
             if let Some(reason) = self.limit_reached(start, steps) {
                 self.stop = Some(reason.clone());

@@ -17,8 +17,8 @@ pub mod revset;
 pub mod searcher;
 mod slab;
 mod special;
-mod stdio;
 pub mod state;
+mod stdio;
 pub mod value;
 
 use std::sync::Arc;

@@ -53,7 +53,11 @@ pub enum Val<T> {
     Int(u128),
     /// An integer conversion's digits in its base (most significant first,
     /// `0` for zero), whether the value is negative, and whether it is zero.
-    Digits { negative: bool, digits: Vec<T>, zero: bool },
+    Digits {
+        negative: bool,
+        digits: Vec<T>,
+        zero: bool,
+    },
     Char(T),
     /// `None` is the null pointer.
     Str(Option<Vec<T>>),
@@ -234,7 +238,13 @@ pub fn layout<T: Clone + From<u8>>(pieces: &[Piece], args: &[Val<T>]) -> Vec<T> 
             (b'p', Val::Int(0)) => text(b"(nil)"),
             (b'p', Val::Int(v)) => {
                 let digits = format!("{:x}", v as u64).into_bytes();
-                let mut f = int_field(&Spec { conv: b'x', hash: false, ..*s }, precision, false, ascii(&digits), false);
+                let mut f = int_field(
+                    &Spec { conv: b'x', hash: false, ..*s },
+                    precision,
+                    false,
+                    ascii(&digits),
+                    false,
+                );
                 f.sign = [sign(false, s).as_bytes(), b"0x"].concat();
                 f
             }

@@ -18,10 +18,8 @@ use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 use super::ExternalCalls;
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
+use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
 use super::stdio::PrintFn;
-use super::state::{
-    Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination,
-};
 use super::value::{self, Byte, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

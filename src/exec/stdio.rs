@@ -32,7 +32,10 @@ pub(super) enum Dest {
     Stream(usize),
     /// The buffer at argument `buf`, of the size at argument `size`
     /// (`snprintf`) or unbounded (`sprintf`).
-    Buffer { buf: usize, size: Option<usize> },
+    Buffer {
+        buf: usize,
+        size: Option<usize>,
+    },
 }
 
 /// A printf-family function: its destination, the index of its format, and
@@ -258,7 +261,10 @@ impl Executor<'_> {
         } else {
             e
         };
-        let v = self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?;
+        let v = self
+            .solver
+            .get_value(&self.pool, &st.constraints, e)
+            .map_err(|err| self.solver_error(st, err))?;
         let negative = signed && v >> (w - 1) & 1 == 1;
         let magnitude = if negative { v.wrapping_neg() & mask(w) } else { v };
         let mut k = 1u32;
@@ -336,7 +342,12 @@ impl Executor<'_> {
     /// and pointers from the register save area's general registers, then
     /// the overflow area; doubles from its vector registers, then the
     /// overflow area).
-    fn va_args(&mut self, st: &mut ExecutionState, va: &Value, slots: &[(Slot, Option<Spec>)]) -> Res<Vec<Value>> {
+    fn va_args(
+        &mut self,
+        st: &mut ExecutionState,
+        va: &Value,
+        slots: &[(Slot, Option<Spec>)],
+    ) -> Res<Vec<Value>> {
         let p = self.concretize(st, va, 64, "va_list")? as u64;
         let mut gp = self.read_word(st, p, 4)? as u32;
         let mut fp = self.read_word(st, p + 4, 4)? as u32;
@@ -383,7 +394,12 @@ impl Executor<'_> {
     }
 
     /// putchar/putc: prints one byte, returns it as an unsigned char.
-    pub(super) fn put_char(&mut self, st: &mut ExecutionState, stream: Stream, c: &Value) -> Res<Option<Value>> {
+    pub(super) fn put_char(
+        &mut self,
+        st: &mut ExecutionState,
+        stream: Stream,
+        c: &Value,
+    ) -> Res<Option<Value>> {
         self.print_as(st, stream, b"%c", std::slice::from_ref(c))?;
         Ok(Some(match c {
             Value::Int(x) => Value::Int(x & 0xff),

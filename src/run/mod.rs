@@ -366,11 +366,7 @@ impl HaltObserver for TestWriter {
         });
         bar.set_message(format!(
             "{} instructions, {} states, {} paths, {} tests, {} queries",
-            p.stats.instructions,
-            p.live_states,
-            self.halted,
-            self.tests,
-            p.solver.queries
+            p.stats.instructions, p.live_states, self.halted, self.tests, p.solver.queries
         ));
         bar.tick();
     }

@@ -206,7 +206,12 @@ pub fn native_path_count(src: &Path, bytes: u32, model: bool, dir: &Path) -> u64
     let mut traced = vec![(src.to_path_buf(), "-Dmain=fixture_main")];
     if model {
         // env.c stays out: errno and the streams must be glibc's.
-        traced.extend(rt.libc_model_sources().into_iter().filter(|p| !p.ends_with("env.c")).map(|p| (p, "-fno-builtin")));
+        traced.extend(
+            rt.libc_model_sources()
+                .into_iter()
+                .filter(|p| !p.ends_with("env.c"))
+                .map(|p| (p, "-fno-builtin")),
+        );
     }
     let mut objects = Vec::new();
     for (i, (c, flag)) in traced.iter().enumerate() {
@@ -219,7 +224,12 @@ pub fn native_path_count(src: &Path, bytes: u32, model: bool, dir: &Path) -> u64
             .arg(&obj));
         objects.push(obj);
     }
-    run(Command::new(tc.clang()).args(["-O2", "-w"]).arg(fixture("native/enumerate.c")).args(&objects).arg("-o").arg(&bin));
+    run(Command::new(tc.clang())
+        .args(["-O2", "-w"])
+        .arg(fixture("native/enumerate.c"))
+        .args(&objects)
+        .arg("-o")
+        .arg(&bin));
     String::from_utf8(run(Command::new(&bin).arg(bytes.to_string()))).unwrap().trim().parse().unwrap()
 }
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Concrete exactness at scale: seeded csmith programs run through `psychic run`
+# and natively; the output (csmith's checksum) and the exit status must agree.
+# Prints one table row per optimisation level and lists every disagreement,
+# which is a bug in psychic, never a skip.
+#
+# Usage: benches/csmith.sh [COUNT] [FIRST_SEED]
+# Environment:
+#   OPTS         optimisation levels (default "-O0 -O2")
+#   CSMITH_OPTS  csmith options (default: the test suite's small programs)
+#   NATIVE_LIMIT seconds a native run may take; slower seeds are skipped (default 2)
+#   ENGINE_LIMIT seconds psychic may take (--max-time; default 120)
+#   PSYCHIC      the psychic binary (default: target/release/psychic, built if missing)
+#   KEEP         a directory to keep the programs that disagree in
+set -u
+count=${1:-200}
+first=${2:-1}
+opts=${OPTS:--O0 -O2}
+csmith_opts=${CSMITH_OPTS:---max-funcs 3 --max-block-depth 3 --max-expr-complexity 5}
+native_limit=${NATIVE_LIMIT:-2}
+engine_limit=${ENGINE_LIMIT:-120}
+root=$(cd "$(dirname "$0")/.." && pwd)
+psychic=${PSYCHIC:-$root/target/release/psychic}
+clang=${PSYCHIC_CLANG:-clang-19}
+csmith_inc=/usr/include/csmith
+
+command -v csmith >/dev/null || { echo "csmith is not installed (apt-get install csmith libcsmith-dev)" >&2; exit 2; }
+[ -x "$psychic" ] || (cd "$root" && cargo build --release --quiet) || exit 2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 2
+
+printf '%-5s %8s %8s %9s %8s %10s %10s %9s %12s\n' \
+  level programs agree disagree skipped "agree %" "engine s" "native s" "instr/s"
+bad_list=""
+for opt in $opts; do
+  agree=0 disagree=0 skipped=0 engine_time=0 native_time=0 instructions=0
+  for ((seed = first; seed < first + count; seed++)); do
+    # shellcheck disable=SC2086
+    csmith --seed "$seed" $csmith_opts >p.c 2>/dev/null || { skipped=$((skipped + 1)); continue; }
+    "$clang" "$opt" -w -I"$csmith_inc" p.c -o p.native 2>/dev/null || { skipped=$((skipped + 1)); continue; }
+    t0=$(date +%s.%N)
+    timeout "$native_limit" ./p.native >native.out 2>/dev/null
+    native_status=$?
+    t1=$(date +%s.%N)
+    if [ "$native_status" -eq 124 ]; then skipped=$((skipped + 1)); continue; fi
+    native_time=$(echo "$native_time + $t1 - $t0" | bc)
+    flags=(-g -c -emit-llvm -w "-I$csmith_inc" "$opt")
+    [ "$opt" = -O0 ] && flags+=(-Xclang -disable-O0-optnone)
+    "$clang" "${flags[@]}" p.c -o p.bc 2>/dev/null || { skipped=$((skipped + 1)); continue; }
+    rm -rf out
+    t0=$(date +%s.%N)
+    "$psychic" run --max-time "$engine_limit" --output-dir out p.bc >engine.out 2>engine.err
+    t1=$(date +%s.%N)
+    engine_time=$(echo "$engine_time + $t1 - $t0" | bc)
+    n=$(grep -o 'total instructions = [0-9]*' engine.err | grep -o '[0-9]*$')
+    instructions=$((instructions + ${n:-0}))
+    # One completed path whose status and output are the native run's.
+    engine_status=$(awk -F, 'NR == 2 && $2 == "exit" { print $3 }' out/tests.csv 2>/dev/null)
+    rows=$(($(wc -l <out/tests.csv 2>/dev/null || echo 1) - 1))
+    if [ "$rows" -eq 1 ] && [ "$engine_status" = "$native_status" ] && cmp -s engine.out native.out; then
+      agree=$((agree + 1))
+    else
+      disagree=$((disagree + 1))
+      why=$(grep -m1 -E 'ERROR|error|halted' engine.err | cut -c1-100)
+      bad_list+="  seed $seed $opt: engine status '${engine_status}' ($rows tests), native $native_status; ${why}"$'\n'
+      if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp p.c "$KEEP/seed$seed$opt.c"; fi
+    fi
+  done
+  ran=$((agree + disagree))
+  rate=$(echo "scale=1; 100 * $agree / ($ran + ($ran == 0))" | bc)
+  ips=$(echo "$instructions / ($engine_time + ($ran == 0))" | bc)
+  printf '%-5s %8d %8d %9d %8d %10s %10.1f %9.2f %12d\n' \
+    "$opt" "$ran" "$agree" "$disagree" "$skipped" "$rate" "$engine_time" "$native_time" "$ips"
+done
+if [ -n "$bad_list" ]; then
+  printf '\ndisagreements:\n%s' "$bad_list"
+  exit 1
+fi
