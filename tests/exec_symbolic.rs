@@ -302,24 +302,8 @@ fn limits_stop_the_run_and_end_states_early() {
 
 #[test]
 fn solver_timeout_ends_only_the_state_that_asked() {
-    let (_dir, m) = module_from(
-        "hard.c",
-        r#"#include <klee/klee.h>
-#include <stdint.h>
-int main(void) {
-  uint64_t a, b; int c;
-  klee_make_symbolic(&a, sizeof a, "a");
-  klee_make_symbolic(&b, sizeof b, "b");
-  klee_make_symbolic(&c, sizeof c, "c");
-  if (c == 1) {
-    if (a * b == 0x9e3779b97f4a7c15ull && a > 3 && b > 3 && a * a / b == 0x1234567ull) return 2;
-    return 3;
-  }
-  return 0;
-}
-"#,
-        &[],
-    );
+    let e = build(&common::fixture("symbolic/solver_hard.c"));
+    let m = e.module;
     let cfg = ExecConfig { max_solver_time: std::time::Duration::from_millis(200), ..ExecConfig::default() };
     let s = Executor::new(&m, cfg).unwrap().run();
     let k = kinds(&s.paths);

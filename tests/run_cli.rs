@@ -20,6 +20,16 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Writes `code` as `name` into a fresh directory and runs `psychic run` on
+/// it there with `args` (after the program).
+fn run_code(name: &str, code: &str, args: &[&str]) -> (tempfile::TempDir, Output, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), name, code);
+    let o = psychic(tmp.path(), &[&["run", name], args].concat());
+    let err = stderr(&o);
+    (tmp, o, err)
+}
+
 /// A failed run: status 2, one line `psychic: error: ...` naming `what`, no
 /// panic, and no output directory.
 fn fails(dir: &Path, args: &[&str], what: &str) {
@@ -96,14 +106,11 @@ fn a_single_path_prints_the_programs_output() {
 
 #[test]
 fn summary_lines_follow_klee() {
-    let tmp = tempfile::tempdir().unwrap();
-    write(
-        tmp.path(),
+    let (tmp, o, err) = run_code(
         "e.c",
         "#include <klee/klee.h>\nint main(void) { int x = klee_int(\"x\"); if (x == 7) return 10 / (x - 7); return 0; }\n",
+        &["--output-dir", "out"],
     );
-    let o = psychic(tmp.path(), &["run", "e.c", "--output-dir", "out"]);
-    let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     for line in [
         "psychic: done: completed paths = 1",
@@ -183,14 +190,11 @@ fn other_bad_input_is_one_line_too() {
 
 #[test]
 fn an_unsupported_instruction_ends_its_path_only() {
-    let tmp = tempfile::tempdir().unwrap();
-    write(
-        tmp.path(),
+    let (tmp, o, err) = run_code(
         "asm.c",
         "#include <klee/klee.h>\nint main(void) {\n  int x = klee_int(\"x\");\n  if (x == 5) __asm__ volatile(\"nop\");\n  return 0;\n}\n",
+        &["--output-dir", "out"],
     );
-    let o = psychic(tmp.path(), &["run", "asm.c", "--output-dir", "out"]);
-    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
         err.contains("psychic: ERROR: ") && err.contains("asm.c:4:") && err.contains("inline assembly"),
@@ -210,25 +214,11 @@ fn an_unsupported_instruction_ends_its_path_only() {
 #[test]
 fn a_solver_timeout_ends_only_the_path_that_asked() {
     let tmp = tempfile::tempdir().unwrap();
-    write(
+    let hard = common::fixture("symbolic/solver_hard.c");
+    let o = psychic(
         tmp.path(),
-        "hard.c",
-        r#"#include <klee/klee.h>
-#include <stdint.h>
-int main(void) {
-  uint64_t a, b; int c;
-  klee_make_symbolic(&a, sizeof a, "a");
-  klee_make_symbolic(&b, sizeof b, "b");
-  klee_make_symbolic(&c, sizeof c, "c");
-  if (c == 1) {
-    if (a * b == 0x9e3779b97f4a7c15ull && a > 3 && b > 3 && a * a / b == 0x1234567ull) return 2;
-    return 3;
-  }
-  return 0;
-}
-"#,
+        &["run", hard.to_str().unwrap(), "--max-solver-time", "0.2", "--output-dir", "out"],
     );
-    let o = psychic(tmp.path(), &["run", "hard.c", "--max-solver-time", "0.2", "--output-dir", "out"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("errors: solver"), "{err}");

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "traces.h"
+
 int fixture_main(void);
 
 struct shared {
@@ -59,17 +61,10 @@ unsigned klee_is_symbolic(uintptr_t n) {
   return 0;
 }
 
-void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop) {
-  static uint32_t n;
-  for (uint32_t *g = start; g < stop; g++) *g = ++n;
-}
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   if (sh) /* the traced model may run before main maps it */
-    sh->trace = (sh->trace ^ *guard) * 1099511628211ull;
+    sh->trace = trace_step(sh->trace, *guard);
 }
-
-#define SLOTS (1u << 18)
-static uint64_t seen[SLOTS];
 
 int main(int argc, char **argv) {
   if (argc != 2 || (nbytes = (unsigned)(argv[1][0] - '0')) > 3) return 2;
@@ -77,7 +72,7 @@ int main(int argc, char **argv) {
   if (sh == MAP_FAILED) return 2;
   unsigned distinct = 0;
   for (uint32_t v = 0; v < (1u << (8 * nbytes)); v++) {
-    sh->trace = 1469598103934665603ull;
+    sh->trace = TRACE_START;
     sh->feasible = 1;
     fflush(stdout);
     pid_t pid = fork();
@@ -91,13 +86,7 @@ int main(int argc, char **argv) {
     if (pid < 0 || waitpid(pid, &status, 0) != pid) return 2;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 99) return 3;
     if (!sh->feasible) continue;
-    uint64_t key = (sh->trace ^ (uint64_t)(WIFSIGNALED(status) ? WTERMSIG(status) : 0)) | 1;
-    uint32_t slot = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 46);
-    while (seen[slot] && seen[slot] != key) slot = (slot + 1) & (SLOTS - 1);
-    if (!seen[slot]) {
-      seen[slot] = key;
-      distinct++;
-    }
+    distinct += insert_key(sh->trace ^ (uint64_t)(WIFSIGNALED(status) ? WTERMSIG(status) : 0));
   }
   printf("%u\n", distinct);
   return 0;
