@@ -326,6 +326,8 @@ fixtures! {
     qsort_callback => "run/qsort_callback.c",
     recursion => "run/recursion.c",
     snprintf => "run/snprintf.c",
+    sprintf_formats => "run/sprintf_formats.c",
+    sprintf_string => "run/sprintf_string.c",
     sprintf_symbolic => "run/sprintf_symbolic.c",
     stdio_output => "run/stdio_output.c",
     strchr => "run/strchr.c",

@@ -847,7 +847,7 @@ impl<'m> Executor<'m> {
     }
 
     /// A float operand: symbolic floats are concretised (with a warning).
-    fn concrete_float(&mut self, st: &mut ExecutionState, v: &Value) -> Res<u128> {
+    pub(super) fn concrete_float(&mut self, st: &mut ExecutionState, v: &Value) -> Res<u128> {
         match v {
             Value::Int(x) => Ok(*x),
             Value::Sym(e) => {

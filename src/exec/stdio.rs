@@ -132,7 +132,7 @@ impl Executor<'_> {
                     structured.push(FmtArg::Scalar(e));
                 }
                 Slot::Double => {
-                    let bits = self.concrete_double(st, &v)?;
+                    let bits = self.concrete_float(st, &v)?;
                     concrete.push(Arg::Double(f64::from_bits(bits as u64)));
                     structured.push(FmtArg::Scalar(self.pool.constant(64, bits)));
                 }
@@ -236,7 +236,7 @@ impl Executor<'_> {
                 bytes.truncate(len);
                 Val::Str(Some(bytes))
             }
-            Slot::Double => Val::Double(f64::from_bits(self.concrete_double(st, v)? as u64)),
+            Slot::Double => Val::Double(f64::from_bits(self.concrete_float(st, v)? as u64)),
             Slot::Ignored => Val::Int(0),
         })
     }
@@ -246,6 +246,7 @@ impl Executor<'_> {
     /// and zero where the precision or `#` make zero print differently); a
     /// copy of the state takes every other shape and runs the call again.
     fn int_text(&mut self, st: &mut ExecutionState, s: &Spec, e: ExprId) -> Res<Val<Byte>> {
+        let e = self.split_revisions(st, e)?;
         let w = self.pool.width(e);
         let signed = matches!(s.conv, b'd' | b'i');
         let base: u128 = match s.conv {
@@ -380,17 +381,6 @@ impl Executor<'_> {
         let place = self.resolve(st, &Value::Int(u128::from(addr)), n, false)?;
         let v = self.read_scalar(st, place, n, 8 * n as u32);
         self.concretize(st, &v, 8 * n as u32, "va_list field")
-    }
-
-    /// A double argument's bits; a symbolic one is concretised.
-    fn concrete_double(&mut self, st: &mut ExecutionState, v: &Value) -> Res<u128> {
-        match v {
-            Value::Int(x) => Ok(*x),
-            other => {
-                self.warn("a symbolic double printed by printf was concretised".into());
-                self.concretize(st, other, 64, "printf double")
-            }
-        }
     }
 
     /// putchar/putc: prints one byte, returns it as an unsigned char.

@@ -162,7 +162,8 @@ impl TestWriter {
         self.opts.dir.join(name)
     }
 
-    /// Writes the test of one path; `Ok(false)` if it has none.
+    /// Writes the test of one path (silent paths have none), and keeps the
+    /// first path's output.
     fn write_test(&mut self, p: &HaltedPath, cx: &mut HaltContext<'_>) -> io::Result<()> {
         let first = self.halted == 1;
         if !first {
@@ -359,14 +360,17 @@ impl HaltObserver for TestWriter {
         }
         let bar = self.console.bar.get_or_insert_with(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {elapsed:>4} {msg}").expect("a valid template"),
-            );
+            bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
             bar
         });
         bar.set_message(format!(
-            "{} instructions, {} states, {} paths, {} tests, {} queries",
-            p.stats.instructions, p.live_states, self.halted, self.tests, p.solver.queries
+            "{:.0}s: {} instructions, {} states, {} paths, {} tests, {} queries",
+            elapsed.as_secs_f64(),
+            p.stats.instructions,
+            p.live_states,
+            self.halted,
+            self.tests,
+            p.solver.queries
         ));
         bar.tick();
     }
