@@ -33,6 +33,7 @@ cd "$work" || exit 2
 printf '%-5s %8s %8s %9s %8s %10s %10s %9s %12s\n' \
   level programs agree disagree skipped "agree %" "engine s" "native s" "instr/s"
 bad_list=""
+crashes=""
 for opt in $opts; do
   agree=0 disagree=0 skipped=0 engine_time=0 native_time=0 instructions=0
   for ((seed = first; seed < first + count; seed++)); do
@@ -55,11 +56,17 @@ for opt in $opts; do
     engine_time=$(echo "$engine_time + $t1 - $t0" | bc)
     n=$(grep -o 'total instructions = [0-9]*' engine.err | grep -o '[0-9]*$')
     instructions=$((instructions + ${n:-0}))
-    # One completed path whose status and output are the native run's.
+    # One path: an exit with the native run's status and output, or an error
+    # where the native run died by a signal (-O2 code may trap where the
+    # program's behaviour is undefined, at an `unreachable` both execute).
     engine_status=$(awk -F, 'NR == 2 && $2 == "exit" { print $3 }' out/tests.csv 2>/dev/null)
+    engine_error=$(awk -F, 'NR == 2 && $2 == "error" { print $4 }' out/tests.csv 2>/dev/null)
     rows=$(($(wc -l <out/tests.csv 2>/dev/null || echo 1) - 1))
     if [ "$rows" -eq 1 ] && [ "$engine_status" = "$native_status" ] && cmp -s engine.out native.out; then
       agree=$((agree + 1))
+    elif [ "$rows" -eq 1 ] && [ -n "$engine_error" ] && [ "$native_status" -gt 128 ]; then
+      agree=$((agree + 1))
+      crashes+="  seed $seed $opt: engine $engine_error error, native killed by signal $((native_status - 128))"$'\n'
     else
       disagree=$((disagree + 1))
       why=$(grep -m1 -E 'ERROR|error|halted' engine.err | cut -c1-100)
@@ -73,6 +80,9 @@ for opt in $opts; do
   printf '%-5s %8d %8d %9d %8d %10s %10.1f %9.2f %12d\n' \
     "$opt" "$ran" "$agree" "$disagree" "$skipped" "$rate" "$engine_time" "$native_time" "$ips"
 done
+if [ -n "$crashes" ]; then
+  printf '\nagreements on a crash:\n%s' "$crashes"
+fi
 if [ -n "$bad_list" ]; then
   printf '\ndisagreements:\n%s' "$bad_list"
   exit 1
