@@ -257,3 +257,40 @@ fn help_teaches_with_examples() {
         assert!(out.contains(flag), "{flag} missing from --help");
     }
 }
+
+#[test]
+fn a_limit_ends_the_remaining_paths_early_with_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let regexp = common::fixture("symbolic/regexp.c");
+    let o = psychic(
+        tmp.path(),
+        &["run", regexp.to_str().unwrap(), "--max-instructions", "2000", "--output-dir", "out"],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("psychic: halted: max-instructions (2000) reached"), "{err}");
+    let early: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".early"))
+        .collect();
+    assert!(!early.is_empty(), "{err}");
+    for name in &early {
+        let text = std::fs::read_to_string(tmp.path().join("out").join(name)).unwrap();
+        assert_eq!(text, "max-instructions (2000) reached\n");
+        assert!(tmp.path().join("out").join(name.replace(".early", ".ktest")).is_file());
+    }
+    let completed: usize = err
+        .lines()
+        .find_map(|l| l.strip_prefix("psychic: done: completed paths = "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let generated: usize = err
+        .lines()
+        .find_map(|l| l.strip_prefix("psychic: done: generated tests = "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(generated, completed + early.len(), "{err}");
+}
