@@ -151,10 +151,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             return Err(e).with_context(|| format!("{dir}: cannot write"));
         }
     };
+    writer.console.message(&format!("output directory is \"{}\"", run::display_dir(&out.path)));
     for w in &module.warnings {
         writer.console.message(&format!("WARNING: {w}"));
     }
-    writer.console.message(&format!("output directory is \"{}\"", run::display_dir(&out.path)));
     let summary = {
         ex.set_observer(Box::new(&mut writer));
         ex.run()
