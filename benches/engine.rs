@@ -133,7 +133,7 @@ fn explore_with_tests(name: String, m: &Module) -> Row {
         ex.run()
     };
     let secs = t.elapsed().as_secs_f64();
-    let paths = s.stats.completed_paths() + s.stats.partial_paths();
+    let paths = run::klee_completed(&s.stats) + run::klee_partial(&s.stats);
     Row { name, instructions: s.stats.instructions, paths, secs, solver: s.solver }
 }
 

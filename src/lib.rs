@@ -18,3 +18,4 @@ pub mod report;
 pub mod run;
 pub mod runtime;
 pub mod solver;
+pub mod unify;

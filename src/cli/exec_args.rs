@@ -9,10 +9,11 @@ use crate::exec::{ExecConfig, ExternalCalls, SearchKind};
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Exploration")]
 pub struct ExecArgs {
-    /// State selection: KLEE's searchers, and `default` (random-path interleaved
-    /// with covnew, as KLEE).
-    #[arg(long, value_enum, default_value_t = Search::Default)]
-    pub search: Search,
+    /// State selection: KLEE's searchers; `default` is random-path interleaved
+    /// with covnew, as in KLEE; `parallel` advances revisions in step (the
+    /// default of diff-patches).
+    #[arg(long, value_enum)]
+    pub search: Option<Search>,
     /// Seed of the randomised searchers.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -51,6 +52,8 @@ pub enum Search {
     RandomPath,
     Covnew,
     Default,
+    /// psychic's revision-aware scheduler: revisions advance in step.
+    Parallel,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy)]
@@ -60,14 +63,16 @@ pub enum External {
 }
 
 impl ExecArgs {
-    /// Writes the flags into `cfg`; an invalid duration is an error message.
-    pub fn apply(&self, cfg: &mut ExecConfig) -> anyhow::Result<()> {
-        cfg.search = match self.search {
+    /// Writes the flags into `cfg`, with `search` unless `--search` names
+    /// another; an invalid duration is an error message.
+    pub fn apply(&self, cfg: &mut ExecConfig, search: SearchKind) -> anyhow::Result<()> {
+        cfg.search = match self.search.unwrap_or(Search::from(search)) {
             Search::Dfs => SearchKind::Dfs,
             Search::Bfs => SearchKind::Bfs,
             Search::RandomPath => SearchKind::RandomPath,
             Search::Covnew => SearchKind::CovNew,
             Search::Default => SearchKind::Default,
+            Search::Parallel => SearchKind::Parallel,
         };
         cfg.seed = self.seed;
         cfg.max_time = self.max_time.map(|s| seconds("--max-time", s)).transpose()?;
@@ -82,6 +87,19 @@ impl ExecArgs {
         };
         cfg.check_overshift = self.check_overshift;
         Ok(())
+    }
+}
+
+impl From<SearchKind> for Search {
+    fn from(k: SearchKind) -> Search {
+        match k {
+            SearchKind::Dfs => Search::Dfs,
+            SearchKind::Bfs => Search::Bfs,
+            SearchKind::RandomPath => Search::RandomPath,
+            SearchKind::CovNew => Search::Covnew,
+            SearchKind::Default => Search::Default,
+            SearchKind::Parallel => Search::Parallel,
+        }
     }
 }
 

@@ -5,10 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod diff_patches;
 mod exec_args;
 mod outdir;
 mod run;
 mod tools;
+mod unify;
 
 /// Exit status for usage and input errors.
 pub const EXIT_ERROR: u8 = 2;
@@ -31,18 +33,22 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Run(run::RunArgs),
+    DiffPatches(diff_patches::DiffPatchesArgs),
     Compile(tools::CompileArgs),
     Replay(tools::ReplayArgs),
     Show(tools::ShowArgs),
+    Unify(unify::UnifyArgs),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::DiffPatches(a) => diff_patches::diff_patches(a),
         Command::Compile(a) => tools::compile(a),
         Command::Replay(a) => tools::replay(a),
         Command::Show(a) => tools::show(a),
+        Command::Unify(a) => unify::unify(a),
     };
     match result {
         Ok(code) => code,

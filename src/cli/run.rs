@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 use super::exec_args::ExecArgs;
 use super::outdir;
 use crate::compile::Toolchain;
-use crate::exec::{ExecConfig, Executor};
+use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
 use crate::run::{self, TestWriter};
 
@@ -130,7 +130,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         interrupt: Some(interrupt),
         ..ExecConfig::default()
     };
-    a.exec.apply(&mut cfg)?;
+    a.exec.apply(&mut cfg, SearchKind::Default)?;
     // Declared first, so that it outlives the executor that borrows it.
     let mut writer: TestWriter;
     let mut ex = Executor::new(&module, cfg).map_err(|e| match e {

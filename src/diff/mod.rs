@@ -1,4 +1,348 @@
 //! The differentiator: candidate tests from pairs of halted paths of different
-//! revisions, confirmed by native replay.
+//! revisions, confirmed at once by native replay.
+//!
+//! When a path halts, it is paired with every earlier halted path whose
+//! revisions are disjoint from its own and that still holds a revision not yet
+//! told apart from one of its own. For each such pair the solver looks for an
+//! input that satisfies both path conditions and makes a selected output differ
+//! ([`outputs::difference`]). The input becomes a ktest, which runs natively on
+//! every revision; the outcomes split the revisions into classes, and every
+//! pair in different classes counts as told apart from then on. Revisions that
+//! share a path need no query among them: they behave alike on it.
 
 pub mod confirm;
+pub mod outputs;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
+use crate::expr::ExprId;
+use crate::ktest::{self, KTest};
+
+use confirm::{Observation, OutputSelection, TestInput};
+
+#[derive(Debug, Clone)]
+pub struct DiffConfig {
+    pub outputs: OutputSelection,
+    /// The limit of one native run.
+    pub replay_timeout: Duration,
+    /// Native runs at once.
+    pub jobs: usize,
+}
+
+impl Default for DiffConfig {
+    fn default() -> Self {
+        DiffConfig { outputs: OutputSelection::default(), replay_timeout: Duration::from_secs(5), jobs: 2 }
+    }
+}
+
+/// A test whose native replay showed the difference the engine predicted.
+#[derive(Debug, Clone)]
+pub struct ConfirmedTest {
+    /// 1-based, in order of confirmation.
+    pub id: usize,
+    pub ktest_path: PathBuf,
+    pub ktest: KTest,
+    /// One per revision.
+    pub observations: Vec<Observation>,
+    /// The outcome class of each revision.
+    pub classes: Vec<u32>,
+    /// The meta-branch sites on the two engine paths the test came from, in
+    /// visit order: where the revisions' code on the diverging path differs.
+    pub sites: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DiffStats {
+    /// Halted paths kept for pairing (those that end with a test).
+    pub halted: u64,
+    /// Pairs of halted paths with disjoint revisions.
+    pub pairs: u64,
+    /// Pairs skipped because every revision pair across them was told apart.
+    pub pairs_distinguished: u64,
+    /// Pairs whose path conditions contradict each other syntactically.
+    pub pairs_contradictory: u64,
+    /// Pairs whose outputs are the same expressions: no query needed.
+    pub pairs_identical: u64,
+    pub queries: u64,
+    pub queries_unsat: u64,
+    pub solver_errors: u64,
+    pub candidates: u64,
+    pub confirmed: u64,
+    /// Candidates whose native runs did not differ where the engine said.
+    pub disagreements: u64,
+    /// Candidates whose two paths made different input objects.
+    pub incompatible_inputs: u64,
+}
+
+/// The halt observer that generates and confirms differential tests.
+pub struct Differentiator<'a> {
+    cfg: DiffConfig,
+    binary: &'a Path,
+    revisions: usize,
+    /// Where confirmed tests go (`testNNNNNN.ktest`), and where candidates
+    /// that did not confirm go, for inspection.
+    tests_dir: PathBuf,
+    disagreements_dir: PathBuf,
+    /// argv recorded in every ktest.
+    program_args: Vec<String>,
+    /// Halted paths kept for pairing, by the revisions that follow them, so
+    /// that a whole group is skipped with one check.
+    groups: Vec<Group>,
+    /// `told_apart[a * n + b]`: some confirmed test separates a and b.
+    told_apart: Vec<bool>,
+    pairs_left: usize,
+    pub tests: Vec<ConfirmedTest>,
+    pub stats: DiffStats,
+    /// An I/O failure during confirmation; the run stops and reports it.
+    pub error: Option<std::io::Error>,
+    /// Time spent in native replay.
+    pub confirm_time: Duration,
+    saw_input: bool,
+}
+
+struct Group {
+    revisions: RevSet,
+    paths: Vec<HaltedPath>,
+}
+
+impl<'a> Differentiator<'a> {
+    /// `binary` is the meta program's native build; ktests go under `out_dir`.
+    pub fn new(
+        cfg: DiffConfig,
+        binary: &'a Path,
+        revisions: usize,
+        out_dir: &Path,
+        program_args: Vec<String>,
+    ) -> Self {
+        Differentiator {
+            cfg,
+            binary,
+            revisions,
+            tests_dir: out_dir.join("tests"),
+            disagreements_dir: out_dir.join("disagreements"),
+            program_args,
+            groups: Vec::new(),
+            told_apart: vec![false; revisions * revisions],
+            pairs_left: revisions * revisions.saturating_sub(1) / 2,
+            tests: Vec::new(),
+            stats: DiffStats::default(),
+            error: None,
+            confirm_time: Duration::ZERO,
+            saw_input: false,
+        }
+    }
+
+    /// Some path made a symbolic input: without one, there is nothing to vary.
+    pub fn saw_input(&self) -> bool {
+        self.saw_input
+    }
+
+    /// Every pair of revisions is told apart: nothing more to learn.
+    pub fn done(&self) -> bool {
+        self.pairs_left == 0
+    }
+
+    fn apart(&self, a: u32, b: u32) -> bool {
+        self.told_apart[a as usize * self.revisions + b as usize]
+    }
+
+    /// Some revision of `x` is not yet told apart from some revision of `y`.
+    fn worth_pairing(&self, x: &RevSet, y: &RevSet) -> bool {
+        x.iter().any(|a| y.iter().any(|b| !self.apart(a, b)))
+    }
+
+    /// Every revision of `revs` is told apart from every revision outside it:
+    /// its paths can never pair usefully again.
+    fn settled(&self, revs: &RevSet) -> bool {
+        revs.iter().all(|a| (0..self.revisions as u32).all(|b| revs.contains(b) || self.apart(a, b)))
+    }
+
+    fn record(&mut self, classes: &[u32]) {
+        for a in 0..self.revisions {
+            for b in a + 1..self.revisions {
+                if classes[a] != classes[b] && !self.told_apart[a * self.revisions + b] {
+                    self.told_apart[a * self.revisions + b] = true;
+                    self.told_apart[b * self.revisions + a] = true;
+                    self.pairs_left -= 1;
+                }
+            }
+        }
+    }
+
+    /// A candidate test for `h` against `g`: an input both paths accept on
+    /// which a selected output differs, or `None`.
+    fn candidate(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Option<KTest> {
+        let diff = outputs::difference(cx.pool, h, g, self.cfg.outputs)?;
+        if cx.pool.as_const(diff) == Some(0) {
+            self.stats.pairs_identical += 1;
+            return None;
+        }
+        if contradict(cx.pool, &h.constraints, &g.constraints) {
+            self.stats.pairs_contradictory += 1;
+            return None;
+        }
+        let Some(objects) = common_objects(&h.symbolics, &g.symbolics) else {
+            self.stats.incompatible_inputs += 1;
+            return None;
+        };
+        let mut constraints = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
+        constraints.extend_from_slice(&h.constraints);
+        constraints.extend_from_slice(&g.constraints);
+        constraints.push(diff);
+        self.stats.queries += 1;
+        let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
+        let model = match cx.solver.get_model(cx.pool, &constraints, &arrays) {
+            Ok(Some(model)) => model,
+            Ok(None) => {
+                self.stats.queries_unsat += 1;
+                return None;
+            }
+            Err(_) => {
+                self.stats.solver_errors += 1;
+                return None;
+            }
+        };
+        self.stats.candidates += 1;
+        Some(KTest {
+            args: self.program_args.clone(),
+            sym_argvs: 0,
+            sym_argv_len: 0,
+            objects: objects
+                .iter()
+                .zip(model)
+                .map(|(o, bytes)| ktest::Object { name: o.name.clone(), bytes })
+                .collect(),
+        })
+    }
+
+    /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
+    /// `y` differ natively as predicted.
+    fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet, sites: Vec<u32>) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.tests_dir)?;
+        let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
+        ktest.write(&candidate).map_err(std::io::Error::other)?;
+        let input = TestInput { ktest: candidate.clone(), args: Vec::new(), stdin: Vec::new() };
+        let started = std::time::Instant::now();
+        let row = confirm::replay_all(
+            self.binary,
+            self.revisions,
+            &[input],
+            self.cfg.replay_timeout,
+            self.cfg.jobs,
+        )?
+        .pop()
+        .expect("one test in, one row out");
+        self.confirm_time += started.elapsed();
+        let classes = confirm::classes(&row, self.cfg.outputs);
+        let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
+        if !confirmed {
+            self.stats.disagreements += 1;
+            std::fs::create_dir_all(&self.disagreements_dir)?;
+            let name = format!("candidate{:06}.ktest", self.stats.candidates);
+            return std::fs::rename(&candidate, self.disagreements_dir.join(name));
+        }
+        self.stats.confirmed += 1;
+        let id = self.tests.len() + 1;
+        let path = self.tests_dir.join(format!("test{id:06}.ktest"));
+        std::fs::rename(&candidate, &path)?;
+        self.record(&classes);
+        self.tests.push(ConfirmedTest { id, ktest_path: path, ktest, observations: row, classes, sites });
+        Ok(())
+    }
+
+    /// Pairs `path` with the kept paths of group `gi`, while that can still
+    /// tell revisions apart.
+    fn pair_with_group(
+        &mut self,
+        path: &HaltedPath,
+        gi: usize,
+        cx: &mut HaltContext<'_>,
+    ) -> std::io::Result<()> {
+        let revs = self.groups[gi].revisions;
+        // Detached while we pair, so that confirming may update `self`.
+        let kept = std::mem::take(&mut self.groups[gi].paths);
+        let mut result = Ok(());
+        for g in &kept {
+            if self.done() || !self.worth_pairing(&path.revisions, &revs) {
+                break;
+            }
+            self.stats.pairs += 1;
+            if let Some(ktest) = self.candidate(path, g, cx)
+                && let Err(e) = self.confirm(ktest, &path.revisions, &revs, union(&path.sites, &g.sites))
+            {
+                result = Err(e);
+                break;
+            }
+        }
+        self.groups[gi].paths = kept;
+        result
+    }
+}
+
+impl HaltObserver for Differentiator<'_> {
+    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
+        self.saw_input |= !path.symbolics.is_empty();
+        if matches!(path.termination, Termination::Silent | Termination::Early { .. }) {
+            return Control::Continue;
+        }
+        self.stats.halted += 1;
+        for gi in 0..self.groups.len() {
+            let revs = self.groups[gi].revisions;
+            if self.done() {
+                break;
+            }
+            if !path.revisions.intersect(&revs).is_empty() {
+                continue;
+            }
+            if !self.worth_pairing(&path.revisions, &revs) {
+                self.stats.pairs_distinguished += self.groups[gi].paths.len() as u64;
+                continue;
+            }
+            if let Err(e) = self.pair_with_group(path, gi, cx) {
+                self.error = Some(e);
+                return Control::Stop;
+            }
+        }
+        // Groups told apart from every other revision are done with: their
+        // paths are dropped, and a new path of theirs is not kept.
+        let settled: Vec<bool> = self.groups.iter().map(|g| self.settled(&g.revisions)).collect();
+        let mut flags = settled.into_iter();
+        self.groups.retain(|_| !flags.next().unwrap_or(false));
+        if !self.settled(&path.revisions) {
+            match self.groups.iter_mut().find(|g| g.revisions == path.revisions) {
+                Some(g) => g.paths.push(path.clone()),
+                None => self.groups.push(Group { revisions: path.revisions, paths: vec![path.clone()] }),
+            }
+        }
+        if self.done() { Control::Stop } else { Control::Continue }
+    }
+}
+
+/// Some constraint of one path is the negation of a constraint of the other:
+/// the paths share no input, and the solver need not be asked. Revisions
+/// branch on the same hash-consed conditions, so this is common.
+fn contradict(pool: &mut crate::expr::ExprPool, a: &[ExprId], b: &[ExprId]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let set: std::collections::HashSet<ExprId> = long.iter().copied().collect();
+    short.iter().any(|&c| {
+        let n = pool.bool_not(c);
+        set.contains(&n)
+    })
+}
+
+/// `a` then the sites of `b` that `a` lacks.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = a.to_vec();
+    out.extend(b.iter().filter(|s| !a.contains(s)));
+    out
+}
+
+/// The input objects of a test that both paths accept: one path's sequence must
+/// be a prefix of the other's (the same arrays at the same positions); the
+/// longer one is the test's.
+fn common_objects(a: &[SymbolicObject], b: &[SymbolicObject]) -> Option<Vec<SymbolicObject>> {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    (long[..short.len()] == *short).then(|| long.to_vec())
+}

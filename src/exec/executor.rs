@@ -378,6 +378,7 @@ impl<'m> Executor<'m> {
             revisions: st.revisions,
             constraints: st.constraints,
             symbolics: st.symbolics,
+            sites: st.sites,
             termination: t,
             outputs: st.outputs,
             annotations: st.annotations,

@@ -81,6 +81,11 @@ pub struct ExecConfig {
     pub keep_paths: bool,
     /// Call depth at which a path ends with a stack-overflow error.
     pub max_stack_frames: usize,
+    /// Split a state into one per revision at its first `__klee_meta` call,
+    /// as the paper's ApplyMetaBranch does, instead of splitting revision sets
+    /// only where the revisions' code differs. For measuring the gain of
+    /// shared execution.
+    pub per_revision_states: bool,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -103,6 +108,7 @@ impl Default for ExecConfig {
             revisions: None,
             keep_paths: true,
             max_stack_frames: 10_000,
+            per_revision_states: false,
             interrupt: None,
         }
     }
@@ -128,16 +134,10 @@ pub struct ExecStats {
 }
 
 impl ExecStats {
-    /// KLEE's "completed paths": those that exited (`exit` or a return from
-    /// the entry function).
+    /// Paths that ran to an end (exit or error). KLEE's summary counts only
+    /// exits as completed (see `run`).
     pub fn completed_paths(&self) -> u64 {
-        self.paths_exited
-    }
-
-    /// KLEE's "partially completed paths": errors, silent exits and paths
-    /// ended early by a limit.
-    pub fn partial_paths(&self) -> u64 {
-        self.paths_errored + self.paths_silent + self.paths_early
+        self.paths_exited + self.paths_errored
     }
 }
 

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::revset::RevSet;
 use super::slab::Slab;
 use super::state::ExecutionState;
 
@@ -48,6 +49,8 @@ pub enum SearchKind {
     CovNew,
     /// KLEE's default: random-path interleaved with covnew.
     Default,
+    /// psychic's revision-aware scheduler ([`Parallel`]).
+    Parallel,
 }
 
 impl SearchKind {
@@ -58,6 +61,7 @@ impl SearchKind {
             "random-path" => SearchKind::RandomPath,
             "nurs:covnew" | "covnew" => SearchKind::CovNew,
             "default" => SearchKind::Default,
+            "parallel" => SearchKind::Parallel,
             _ => return None,
         })
     }
@@ -72,19 +76,37 @@ impl SearchKind {
                 Box::new(RandomPath::new(seed)),
                 Box::new(CovNew::new(seed.wrapping_add(1))),
             ])),
+            SearchKind::Parallel => Box::new(Parallel::default()),
         }
     }
 }
 
 /// The live states a searcher holds, in the order they appeared.
 #[derive(Default)]
-struct Live(Vec<StateId>);
+struct Live(VecDeque<StateId>);
 
 impl Live {
     fn update(&mut self, added: &[StateId], removed: &[StateId]) {
-        self.0.extend_from_slice(added);
-        if !removed.is_empty() {
-            self.0.retain(|s| !removed.contains(s));
+        self.0.extend(added.iter().copied());
+        self.remove(removed);
+    }
+
+    /// Fast for what steps do: one halted state, at either end (dfs, bfs).
+    /// Many at once (the end of a run) go through a set, not a scan each.
+    fn remove(&mut self, removed: &[StateId]) {
+        match removed {
+            [] => {}
+            [r] if self.0.back() == Some(r) => {
+                self.0.pop_back();
+            }
+            [r] if self.0.front() == Some(r) => {
+                self.0.pop_front();
+            }
+            [r] => self.0.retain(|s| s != r),
+            _ => {
+                let gone: std::collections::HashSet<StateId> = removed.iter().copied().collect();
+                self.0.retain(|s| !gone.contains(s));
+            }
         }
     }
 }
@@ -97,7 +119,7 @@ pub struct Dfs {
 
 impl Searcher for Dfs {
     fn select(&mut self, _: &SearchView) -> StateId {
-        *self.live.0.last().expect("not empty")
+        *self.live.0.back().expect("not empty")
     }
     fn update(&mut self, _: &SearchView, _: Option<StateId>, added: &[StateId], removed: &[StateId]) {
         self.live.update(added, removed);
@@ -113,29 +135,26 @@ impl Searcher for Dfs {
 /// Breadth-first: the current state moves to the back once it forked.
 #[derive(Default)]
 pub struct Bfs {
-    queue: VecDeque<StateId>,
+    queue: Live,
 }
 
 impl Searcher for Bfs {
     fn select(&mut self, _: &SearchView) -> StateId {
-        *self.queue.front().expect("not empty")
+        *self.queue.0.front().expect("not empty")
     }
     fn update(&mut self, _: &SearchView, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
         if let Some(c) = current
             && !added.is_empty()
             && !removed.contains(&c)
-            && self.queue.front() == Some(&c)
+            && self.queue.0.front() == Some(&c)
         {
-            self.queue.pop_front();
-            self.queue.push_back(c);
+            self.queue.0.pop_front();
+            self.queue.0.push_back(c);
         }
-        self.queue.extend(added.iter().copied());
-        if !removed.is_empty() {
-            self.queue.retain(|s| !removed.contains(s));
-        }
+        self.queue.update(added, removed);
     }
     fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+        self.queue.0.is_empty()
     }
     fn name(&self) -> &'static str {
         "bfs"
@@ -234,7 +253,8 @@ impl Searcher for RandomPath {
     fn select(&mut self, view: &SearchView) -> StateId {
         let any = self.live.0[0];
         let root = view.ptree.root_of(view.state(any).ptree_node);
-        view.ptree.random_leaf(root, &mut self.rng).filter(|s| self.live.0.contains(s)).unwrap_or(any)
+        // The tree's leaves are exactly the live states.
+        view.ptree.random_leaf(root, &mut self.rng).unwrap_or(any)
     }
     fn update(&mut self, _: &SearchView, _: Option<StateId>, added: &[StateId], removed: &[StateId]) {
         self.live.update(added, removed);
@@ -252,11 +272,12 @@ impl Searcher for RandomPath {
 pub struct CovNew {
     rng: ChaCha8Rng,
     live: Live,
+    weights: WeightTree,
 }
 
 impl CovNew {
     pub fn new(seed: u64) -> Self {
-        CovNew { rng: ChaCha8Rng::seed_from_u64(seed), live: Live::default() }
+        CovNew { rng: ChaCha8Rng::seed_from_u64(seed), live: Live::default(), weights: WeightTree::default() }
     }
 
     fn weight(st: &ExecutionState) -> f64 {
@@ -267,26 +288,86 @@ impl CovNew {
 }
 
 impl Searcher for CovNew {
-    fn select(&mut self, view: &SearchView) -> StateId {
-        let weights: Vec<f64> = self.live.0.iter().map(|&s| Self::weight(view.state(s))).collect();
-        let total: f64 = weights.iter().sum();
-        let mut pick = self.rng.random::<f64>() * total;
-        for (i, w) in weights.iter().enumerate() {
-            if pick < *w {
-                return self.live.0[i];
-            }
-            pick -= w;
-        }
-        *self.live.0.last().expect("not empty")
+    fn select(&mut self, _: &SearchView) -> StateId {
+        let pick = self.rng.random::<f64>() * self.weights.total();
+        self.weights.sample(pick).filter(|&s| self.weights.get(s) > 0.0).unwrap_or(self.live.0[0])
     }
-    fn update(&mut self, _: &SearchView, _: Option<StateId>, added: &[StateId], removed: &[StateId]) {
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
         self.live.update(added, removed);
+        for &r in removed {
+            self.weights.set(r, 0.0);
+        }
+        // Only a state that ran can have changed its weight.
+        for &s in current.iter().chain(added).filter(|s| !removed.contains(s)) {
+            self.weights.set(s, Self::weight(view.state(s)));
+        }
     }
     fn is_empty(&self) -> bool {
         self.live.0.is_empty()
     }
     fn name(&self) -> &'static str {
         "nurs:covnew"
+    }
+}
+
+/// Weights by state id with sampling in O(log n), KLEE's DiscretePDF: a
+/// complete binary tree of partial sums, each recomputed from its children
+/// (no drift from subtracting floats).
+#[derive(Default)]
+struct WeightTree {
+    /// Leaves, a power of two.
+    cap: usize,
+    sums: Vec<f64>,
+}
+
+impl WeightTree {
+    fn set(&mut self, i: StateId, w: f64) {
+        if i >= self.cap {
+            let cap = (i + 1).next_power_of_two().max(16);
+            let mut sums = vec![0.0; 2 * cap];
+            sums[cap..cap + self.cap].copy_from_slice(&self.sums[self.cap..]);
+            for k in (1..cap).rev() {
+                sums[k] = sums[2 * k] + sums[2 * k + 1];
+            }
+            (self.cap, self.sums) = (cap, sums);
+        }
+        let mut k = i + self.cap;
+        self.sums[k] = w;
+        while k > 1 {
+            k /= 2;
+            self.sums[k] = self.sums[2 * k] + self.sums[2 * k + 1];
+        }
+    }
+
+    fn get(&self, i: StateId) -> f64 {
+        if i < self.cap { self.sums[i + self.cap] } else { 0.0 }
+    }
+
+    fn total(&self) -> f64 {
+        self.sums.get(1).copied().unwrap_or(0.0)
+    }
+
+    /// The leaf where the running sum passes `x`.
+    fn sample(&self, mut x: f64) -> Option<StateId> {
+        if self.cap == 0 {
+            return None;
+        }
+        let mut k = 1;
+        while k < self.cap {
+            if x < self.sums[2 * k] {
+                k *= 2;
+            } else {
+                x -= self.sums[2 * k];
+                k = 2 * k + 1;
+            }
+        }
+        Some(k - self.cap)
     }
 }
 
@@ -324,5 +405,109 @@ impl Searcher for Interleaved {
     }
     fn name(&self) -> &'static str {
         "interleaved"
+    }
+}
+
+/// psychic's scheduler for differential testing, after seed 001's state
+/// selection: revisions advance together, so that halted paths of different
+/// revisions over the same inputs appear close in time and can be compared.
+///
+/// States are grouped by the revisions that follow them; the groups take
+/// turns, and each explores depth first, so that two groups split at the same
+/// meta branch take their input branches in the same order. A group whose
+/// next state is *parallel* to another group's (at the same instruction, with
+/// disjoint revisions) is preferred: such pairs are the ones that yield
+/// differential tests soon.
+#[derive(Default)]
+pub struct Parallel {
+    groups: Vec<Group>,
+    /// `group_of[state]`: the group holding a live state.
+    group_of: Vec<Option<usize>>,
+    turn: usize,
+}
+
+struct Group {
+    revisions: RevSet,
+    live: Live,
+}
+
+impl Parallel {
+    fn place(&mut self, s: StateId, revisions: RevSet) {
+        let g = match self.groups.iter().position(|g| g.revisions == revisions) {
+            Some(g) => g,
+            None => {
+                self.groups.push(Group { revisions, live: Live::default() });
+                self.groups.len() - 1
+            }
+        };
+        self.groups[g].live.0.push_back(s);
+        if self.group_of.len() <= s {
+            self.group_of.resize(s + 1, None);
+        }
+        self.group_of[s] = Some(g);
+    }
+
+    fn take(&mut self, s: StateId) {
+        if let Some(g) = self.group_of.get_mut(s).and_then(Option::take) {
+            self.groups[g].live.remove(&[s]);
+        }
+    }
+
+    /// Where a group's next state stands: its function and instruction.
+    fn position(view: &SearchView, s: StateId) -> Option<(crate::ir::FuncId, u32)> {
+        view.state(s).stack.last().map(|f| (f.func, f.pc))
+    }
+}
+
+impl Searcher for Parallel {
+    fn select(&mut self, view: &SearchView) -> StateId {
+        let n = self.groups.len();
+        let tops: Vec<Option<(StateId, RevSet)>> =
+            self.groups.iter().map(|g| g.live.0.back().map(|&s| (s, g.revisions))).collect();
+        let positions: Vec<_> = tops.iter().map(|t| t.and_then(|(s, _)| Self::position(view, s))).collect();
+        let parallel = |i: usize| {
+            let (Some((_, ri)), Some(pi)) = (tops[i], positions[i]) else { return false };
+            (0..n).any(|j| {
+                j != i
+                    && positions[j] == Some(pi)
+                    && tops[j].is_some_and(|(_, rj)| ri.intersect(&rj).is_empty())
+            })
+        };
+        let order: Vec<usize> = (0..n).map(|k| (self.turn + k) % n).filter(|&i| tops[i].is_some()).collect();
+        let chosen = order.iter().copied().find(|&i| parallel(i)).unwrap_or(order[0]);
+        self.turn = (chosen + 1) % n;
+        tops[chosen].expect("chosen group is not empty").0
+    }
+
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
+        for &r in removed {
+            self.take(r);
+        }
+        // A state that ran may have split its revisions away: regroup it.
+        if let Some(c) = current.filter(|c| !removed.contains(c)) {
+            let revisions = view.state(c).revisions;
+            if self.group_of.get(c).copied().flatten().is_some_and(|g| self.groups[g].revisions != revisions)
+            {
+                self.take(c);
+                self.place(c, revisions);
+            }
+        }
+        for &a in added {
+            self.place(a, view.state(a).revisions);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.groups.iter().all(|g| g.live.0.is_empty())
+    }
+
+    fn name(&self) -> &'static str {
+        "parallel"
     }
 }

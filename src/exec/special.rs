@@ -15,12 +15,12 @@ use std::ffi::CString;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
-use super::ExternalCalls;
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
 use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
 use super::stdio::PrintFn;
 use super::value::{self, Byte, Value};
+use super::{ExternalCalls, RevSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Handler {
@@ -142,6 +142,12 @@ impl Executor<'_> {
     ) -> Res<Option<Value>> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Int(0));
         let int = |v: u128| Some(Value::Int(v));
+        if matches!(h, Handler::Meta) {
+            let site = self.concretize(st, &arg(0), 32, "meta-branch site")? as u32;
+            if !st.sites.contains(&site) {
+                st.sites.push(site);
+            }
+        }
         Ok(match h {
             Handler::MakeSymbolic => {
                 let n = self.concretize(st, &arg(1), 64, "klee_make_symbolic size")? as u64;
@@ -230,6 +236,19 @@ impl Executor<'_> {
                 let msg = self.string_arg(st, &arg(0), "klee_warning message")?;
                 self.warn(format!("klee_warning: {msg}"));
                 None
+            }
+            Handler::Meta if self.cfg.per_revision_states && st.revisions.len() > 1 => {
+                // The paper's ApplyMetaBranch: from here on, one state per revision.
+                let mut revs = st.revisions.iter();
+                let first = revs.next().expect("more than one revision");
+                for r in revs {
+                    let mut child = st.clone();
+                    child.revisions = RevSet::singleton(r);
+                    self.forked.push(child);
+                }
+                st.revisions = RevSet::singleton(first);
+                self.stats.revision_splits += 1;
+                return Err(Stop::Restart);
             }
             Handler::Meta => match st.revisions.single() {
                 Some(r) => int(u128::from(r)),

@@ -191,6 +191,9 @@ pub struct HaltedPath {
     /// Width-1 constraints; their conjunction is the path condition.
     pub constraints: Vec<ExprId>,
     pub symbolics: Vec<SymbolicObject>,
+    /// The meta-branch sites (`__klee_meta` arguments) the path went through,
+    /// in first-visit order.
+    pub sites: Vec<u32>,
     pub termination: Termination,
     pub outputs: Vec<OutputEvent>,
     pub annotations: Vec<Annotation>,
@@ -210,6 +213,8 @@ pub struct ExecutionState {
     pub outputs: Vec<OutputEvent>,
     pub annotations: Vec<Annotation>,
     pub symbolics: Vec<SymbolicObject>,
+    /// Meta-branch sites visited, in first-visit order.
+    pub sites: Vec<u32>,
     /// Symbolic branches taken (forks along this path).
     pub depth: u32,
     pub instructions: u64,
@@ -229,6 +234,7 @@ impl ExecutionState {
             outputs: Vec::new(),
             annotations: Vec::new(),
             symbolics: Vec::new(),
+            sites: Vec::new(),
             depth: 0,
             instructions: 0,
             since_new_cover: 0,

@@ -44,6 +44,10 @@ pub struct Test {
     pub inputs: Vec<Input>,
     /// One per outcome class, in order of the smallest revision in it.
     pub outcomes: Vec<Outcome>,
+    /// The meta-branch sites (ids of `meta.c`'s `__klee_meta` calls) on the
+    /// engine paths the test came from.
+    #[serde(default)]
+    pub sites: Vec<u32>,
 }
 
 /// One decoded ktest object.

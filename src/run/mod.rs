@@ -260,8 +260,8 @@ impl TestWriter {
             stats.forks.to_string(),
             stats.states_created.to_string(),
             live.to_string(),
-            stats.completed_paths().to_string(),
-            stats.partial_paths().to_string(),
+            klee_completed(stats).to_string(),
+            klee_partial(stats).to_string(),
             self.tests.to_string(),
             stats.covered_blocks.to_string(),
             stats.total_blocks.to_string(),
@@ -422,8 +422,8 @@ fn summary(
     };
     let mut out = vec![
         format!("done: total instructions = {}", st.instructions),
-        format!("done: completed paths = {}", st.completed_paths()),
-        format!("done: partially completed paths = {}", st.partial_paths()),
+        format!("done: completed paths = {}", klee_completed(st)),
+        format!("done: partially completed paths = {}", klee_partial(st)),
         format!("done: generated tests = {tests}"),
     ];
     if !errors.is_empty() || lost > 0 {
@@ -444,6 +444,18 @@ fn summary(
     let peak = memory().map_or("unknown".to_string(), |m| format!("{} MiB", m.peak));
     out.push(format!("done: wall time = {:.3} s, peak memory = {peak}", wall.as_secs_f64()));
     out
+}
+
+/// KLEE's "completed paths": those that exited (`exit` or a return from the
+/// entry function).
+pub fn klee_completed(s: &ExecStats) -> u64 {
+    s.paths_exited
+}
+
+/// KLEE's "partially completed paths": errors, silent exits and paths ended
+/// early by a limit.
+pub fn klee_partial(s: &ExecStats) -> u64 {
+    s.paths_errored + s.paths_silent + s.paths_early
 }
 
 /// Resident memory of this process in MiB, now and at its peak.

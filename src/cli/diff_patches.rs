@@ -1,0 +1,328 @@
+//! `psychic diff-patches`: unify, compile, explore with the differentiator,
+//! cluster, report — the whole pipeline in one command.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+use super::exec_args::ExecArgs;
+use super::outdir;
+use crate::cluster::{self, SearchBudget};
+use crate::compile::{NativeOptions, Toolchain};
+use crate::diff::confirm::OutputSelection;
+use crate::diff::{ConfirmedTest, DiffConfig, Differentiator};
+use crate::exec::{ExecConfig, Executor, SearchKind};
+use crate::ir::Module;
+use crate::report::{self, Report};
+use crate::unify;
+
+/// Find inputs on which candidate patches behave differently, cluster the
+/// patches by behaviour, and build a decision tree of tests.
+#[derive(Args)]
+#[command(after_help = "Revision 0 is ORIG; revision k is the k-th patch in command-line order (files first,
+then diffs).
+
+Results go to the output directory:
+  report.json       revisions, clusters, tests with inputs and outcomes, decision tree, stats
+  report.txt        the summary printed on the terminal
+  tree.dot          the decision tree for Graphviz
+  tests/*.ktest     the confirmed differential tests (KLEE ktest v3)
+  meta.c            the meta program (also meta.bc and the native build meta.native)
+
+Examples:
+  psychic diff-patches orig.c fix1.c fix2.c fix3.c
+  psychic diff-patches orig.c --diff a.diff --diff b.diff --max-time 60 --output-dir out
+  psychic replay out/meta.native out/tests/test000001.ktest --revision 2")]
+pub struct DiffPatchesArgs {
+    /// The original program: revision 0.
+    orig: PathBuf,
+    /// Patched versions of ORIG: revisions 1, 2, ...
+    revisions: Vec<PathBuf>,
+    /// A unified diff against ORIG; repeatable. Applied after the files.
+    #[arg(long = "diff", value_name = "PATCH")]
+    diffs: Vec<PathBuf>,
+    /// Where results go (default: psychic-out-N, with psychic-last linking to it).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    output_dir: Option<PathBuf>,
+    /// The behaviour compared between revisions, a comma-separated list of:
+    /// stdout, stderr, exit (status and crashes), annotations (psychic_output).
+    #[arg(long, value_delimiter = ',', default_value = "stdout,exit,annotations")]
+    outputs: Vec<OutputKind>,
+    /// Replay natively without AddressSanitizer (memory errors may then pass
+    /// silently natively while the engine reports them).
+    #[arg(long)]
+    no_asan: bool,
+    /// Time limit of one native replay.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    replay_timeout: f64,
+    /// Native replays at once.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    exec: ExecArgs,
+    /// Extra flags for clang, after `--` (e.g. -DNDEBUG -Iinclude).
+    #[arg(last = true)]
+    clang_flags: Vec<String>,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum OutputKind {
+    Stdout,
+    Stderr,
+    Exit,
+    Annotations,
+}
+
+fn selection(kinds: &[OutputKind]) -> OutputSelection {
+    OutputSelection {
+        stdout: kinds.contains(&OutputKind::Stdout),
+        stderr: kinds.contains(&OutputKind::Stderr),
+        exit: kinds.contains(&OutputKind::Exit),
+        annotations: kinds.contains(&OutputKind::Annotations),
+    }
+}
+
+pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let mut times = report::StageTimes::default();
+
+    let sources = unify::load(&a.orig, &a.revisions, &a.diffs)?;
+    let meta = unify::unify(&sources)?;
+    times.unify = start.elapsed().as_secs_f64();
+    let n = meta.revisions.len();
+
+    let stage = Instant::now();
+    let orig_dir =
+        a.orig.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    // The meta program lives in the output directory; its quoted includes are
+    // the original's.
+    let tc = Toolchain::discover()?
+        .with_flags(a.clang_flags.iter().map(String::as_str))
+        .with_flags([std::ffi::OsString::from("-I"), orig_dir.into_os_string()]);
+    check_revisions_compile(&tc, &sources)?;
+    let out = outdir::create(a.output_dir.as_deref())?;
+    let result = explore_and_report(&a, &tc, &meta, n, &out.path, start, &mut times, stage);
+    if result.is_err() {
+        out.discard();
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn explore_and_report(
+    a: &DiffPatchesArgs,
+    tc: &Toolchain,
+    meta: &unify::MetaProgram,
+    n: usize,
+    out: &Path,
+    start: Instant,
+    times: &mut report::StageTimes,
+    stage: Instant,
+) -> Result<ExitCode> {
+    let meta_c = out.join("meta.c");
+    std::fs::write(&meta_c, &meta.text).with_context(|| format!("writing {}", meta_c.display()))?;
+    let meta_bc = out.join("meta.bc");
+    let native = out.join("meta.native");
+    tc.bitcode(&meta_c, &meta_bc).context(
+        "the meta program does not compile, but every revision does: this is a bug in psychic's unify stage",
+    )?;
+    tc.native(&meta_c, &native, &NativeOptions { sanitize: !a.no_asan })?;
+    let scratch = tempfile::tempdir().context("creating a temporary directory")?;
+    let libc = tc.libc_model_bitcode(scratch.path())?;
+    times.compile = stage.elapsed().as_secs_f64();
+
+    let stage = Instant::now();
+    let libc: Vec<&Path> = libc.iter().map(PathBuf::as_path).collect();
+    let module = Module::load_linked(&meta_bc, &libc)?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // A second Ctrl-C falls through to the default handler only if this
+        // one failed to install; either way the first stops exploration.
+        let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    }
+    let mut cfg = ExecConfig {
+        keep_paths: false,
+        revisions: Some(n as u32),
+        interrupt: Some(interrupt),
+        ..ExecConfig::default()
+    };
+    a.exec.apply(&mut cfg, SearchKind::Parallel)?;
+    let dcfg = DiffConfig {
+        outputs: selection(&a.outputs),
+        replay_timeout: Duration::try_from_secs_f64(a.replay_timeout).map_err(|_| {
+            anyhow::anyhow!("--replay-timeout {}: expected a positive number of seconds", a.replay_timeout)
+        })?,
+        jobs: a.jobs.max(1),
+    };
+    let mut diff = Differentiator::new(dcfg, &native, n, out, vec!["meta.bc".into()]);
+    let summary = {
+        let mut ex = Executor::new(&module, cfg)?;
+        ex.set_observer(Box::new(&mut diff));
+        ex.run()
+    };
+    times.explore = stage.elapsed().as_secs_f64();
+    if let Some(e) = diff.error.take() {
+        return Err(e).context("native confirmation failed");
+    }
+    if !diff.saw_input() {
+        bail!(
+            "{}: the program makes no symbolic input (no klee_make_symbolic, klee_int or klee_range \
+             on any path), so every revision runs on one fixed input; mark the inputs symbolic",
+            a.orig.display()
+        );
+    }
+
+    let stage = Instant::now();
+    let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
+    let clusters = cluster::clusters(n, &classes);
+    let tree = cluster::decision_tree(&clusters, &classes, SearchBudget::default());
+    let separating =
+        (clusters.len() > 1).then(|| cluster::separating_set(&clusters, &classes, SearchBudget::default()));
+    times.cluster = stage.elapsed().as_secs_f64();
+    times.confirm = diff.confirm_time.as_secs_f64();
+    times.explore -= times.confirm;
+    times.total = start.elapsed().as_secs_f64();
+
+    let stats = &summary.stats;
+    let solver = &summary.solver;
+    // Once every pair of revisions is told apart, stopping is completion:
+    // further paths cannot change the clusters.
+    let partial_reason = if diff.done() {
+        None
+    } else {
+        summary.stopped_early.clone().or_else(|| {
+            (stats.paths_early > 0)
+                .then(|| format!("{} paths ended early (limits or solver failures)", stats.paths_early))
+        })
+    };
+    let report = Report {
+        psychic_version: env!("CARGO_PKG_VERSION").into(),
+        revisions: meta
+            .revisions
+            .iter()
+            .map(|r| report::Revision {
+                index: r.index,
+                name: r.name.clone(),
+                path: r.path.display().to_string(),
+            })
+            .collect(),
+        tests: diff.tests.iter().map(|t| report_test(t, out)).collect(),
+        decision_tree: tree.as_ref().and_then(|t| report::TreeNode::from_tree(&t.value, &clusters)),
+        separating_tests: separating
+            .as_ref()
+            .map(|s| s.value.iter().map(|&i| diff.tests[i].id).collect())
+            .unwrap_or_default(),
+        clusters,
+        stats: report::Stats {
+            partial: partial_reason.is_some(),
+            partial_reason,
+            seconds: times.clone(),
+            instructions: stats.instructions,
+            states: stats.states_created,
+            paths_completed: stats.completed_paths(),
+            paths_partial: stats.paths_early,
+            queries: solver.queries + diff.stats.queries,
+            query_cache_hits: solver.query_cache.hits,
+            cex_cache_hits: solver.cex_cache.hits,
+            solver_seconds: solver.total_time.as_secs_f64(),
+            candidate_tests: diff.stats.candidates,
+            confirmed_tests: diff.stats.confirmed,
+            disagreements: diff.stats.disagreements,
+            tree_optimal: tree.as_ref().is_none_or(|t| t.optimal),
+            separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
+        },
+    };
+    // Decision-tree test ids are indices into the confirmed tests; the report
+    // names tests by id.
+    let report = renumber_tree(report, &diff.tests);
+    report.write_files(out).with_context(|| format!("writing the report into {}", out.display()))?;
+    if !a.quiet {
+        print!("{}", report::summary(&report));
+        println!("results: {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tree refers to tests by their index among the confirmed tests; the
+/// report by id.
+fn renumber_tree(mut report: Report, tests: &[ConfirmedTest]) -> Report {
+    fn walk(node: &mut report::TreeNode, tests: &[ConfirmedTest]) {
+        node.test = tests[node.test].id;
+        for b in &mut node.branches {
+            if let Some(sub) = b.subtree.as_deref_mut() {
+                walk(sub, tests);
+            }
+        }
+    }
+    if let Some(t) = report.decision_tree.as_mut() {
+        walk(t, tests);
+    }
+    report
+}
+
+fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
+    let classes = t.classes.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let outcomes = (0..classes)
+        .map(|c| {
+            let revisions: Vec<usize> =
+                (0..t.classes.len()).filter(|&r| t.classes[r] as usize == c).collect();
+            let first = &t.observations[revisions[0]];
+            report::Outcome {
+                revisions,
+                stdout: String::from_utf8_lossy(&first.outcome.stdout).into_owned(),
+                exit_status: first.outcome.exit_status,
+                signal: first.outcome.signal,
+                timed_out: first.outcome.timed_out,
+                annotations: first.annotations.clone(),
+            }
+        })
+        .collect();
+    report::Test {
+        id: t.id,
+        ktest: t.ktest_path.strip_prefix(out).unwrap_or(&t.ktest_path).display().to_string(),
+        inputs: t.ktest.objects.iter().map(report::Input::from_object).collect(),
+        outcomes,
+        sites: t.sites.clone(),
+    }
+}
+
+/// Every revision must compile on its own; a failure names the revision and
+/// gives clang's message. (The meta program is checked afterwards.)
+fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) -> Result<()> {
+    let scratch = tempfile::tempdir().context("creating a temporary directory")?;
+    for s in sources {
+        // Patched text from a diff exists only in memory: check it under the
+        // original's file name, so clang's messages read naturally.
+        let file = if s.path.is_file() && std::fs::read_to_string(&s.path).is_ok_and(|t| t == s.text) {
+            s.path.clone()
+        } else {
+            let dir = scratch.path().join(format!("rev{}", s.index));
+            std::fs::create_dir_all(&dir)?;
+            let f = dir.join(s.path.file_name().unwrap_or("revision.c".as_ref()));
+            std::fs::write(&f, &s.text)?;
+            f
+        };
+        tc.syntax_check(&file).with_context(|| format!("revision {} ({})", s.index, s.name))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_kinds_select() {
+        let s = selection(&[OutputKind::Stdout, OutputKind::Exit]);
+        assert!(s.stdout && s.exit && !s.stderr && !s.annotations);
+    }
+}

@@ -1,0 +1,166 @@
+//! The result of unification: the meta program's text and everything later stages
+//! need to relate it to the revisions (sites, variants, a line-level source map).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// One merged program of N revisions; see `unify::unify`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetaProgram {
+    /// The C text of the meta program.
+    pub text: String,
+    /// Revision 0 is the original, revision k the k-th patch.
+    pub revisions: Vec<RevisionInfo>,
+    /// Meta branches, by id: `sites[i].id == i + 1`, in source order.
+    pub sites: Vec<Site>,
+    /// Functions whose definitions differ between revisions (or exist in only some).
+    pub changed_functions: Vec<ChangedFunction>,
+    /// File-scope names that are spelled differently per revision in the meta
+    /// program, because their definitions collide (changed signature, global
+    /// initializer, type or macro).
+    pub renamed: Vec<Renamed>,
+    /// For meta line `l` (1-based), `line_map[l - 1]` lists the revisions that
+    /// line belongs to, with the corresponding line in each revision's text.
+    pub line_map: Vec<Vec<LineOrigin>>,
+    /// Remarks for the user, such as "all revisions are identical".
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionInfo {
+    pub index: usize,
+    /// As given on the command line.
+    pub name: String,
+    /// The patched file, or for a revision given as a diff, the diff file (its
+    /// text is the original with the diff applied; spans refer to that text).
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SiteKind {
+    /// A statement or a run of statements (`if`/`else if`/`else` chain).
+    Statement,
+    /// The value of a `return` (split into one `return` per variant).
+    ReturnValue,
+    /// The condition of an `if`, `while`, `do` or `for` (`!!(...)` arms).
+    Condition,
+    /// A `for` loop's initialization expression (`(void)(...)` arms).
+    ForInit,
+    /// A `for` loop's step (`(void)(...)` arms).
+    ForUpdate,
+    /// The right-hand side of `x = ...;` (`(__typeof__(x))(...)` arms).
+    Rhs,
+    /// A declaration's initializer (`(__typeof__(x))(...)` arms).
+    Initializer,
+}
+
+impl SiteKind {
+    pub fn is_expression(self) -> bool {
+        !matches!(self, SiteKind::Statement | SiteKind::ReturnValue)
+    }
+}
+
+/// Lines `start..=end` of the meta program (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineSpan {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A position in a revision's own text: 1-based line, 1-based byte column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+/// A meta branch: `__klee_meta(id)` selects one variant per revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Site {
+    pub id: usize,
+    pub kind: SiteKind,
+    /// The enclosing function, as named in the meta program.
+    pub function: String,
+    pub lines: LineSpan,
+    /// In the order they are tested: by lowest revision, except that the
+    /// variant most revisions take comes last, as the chain's `else`.
+    pub variants: Vec<Variant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    /// The revisions that take this variant, ascending.
+    pub revisions: Vec<usize>,
+    /// Where the variant's code is in the meta program.
+    pub lines: LineSpan,
+    /// For each of `revisions`, where the code is in that revision's text. An
+    /// empty variant (code deleted) has `start == end` where the code would be.
+    pub code: Vec<CodeSpan>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeSpan {
+    pub revision: usize,
+    pub start: Pos,
+    pub end: Pos,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangedFunction {
+    /// The name in the lowest revision that defines it.
+    pub name: String,
+    /// One entry per revision that defines the function.
+    pub instances: Vec<FunctionInstance>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionInstance {
+    pub revision: usize,
+    /// The name in the revision's own file.
+    pub name: String,
+    /// The function that runs for this revision in the meta program.
+    pub meta_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Renamed {
+    pub name: String,
+    /// `(revision, name in the meta program)` for every revision that defines it.
+    pub instances: Vec<(usize, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineOrigin {
+    pub revision: usize,
+    pub line: usize,
+}
+
+/// A meta-program line seen from one revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin<'a> {
+    pub revision: usize,
+    pub file: &'a str,
+    pub line: usize,
+}
+
+impl MetaProgram {
+    /// The revisions meta line `line` (1-based) belongs to, each with its file and
+    /// line. Empty for lines psychic generated for no revision in particular
+    /// (the header comment, `__psychic_revisions`).
+    pub fn origins(&self, line: usize) -> Vec<Origin<'_>> {
+        let Some(entry) = line.checked_sub(1).and_then(|i| self.line_map.get(i)) else {
+            return Vec::new();
+        };
+        entry
+            .iter()
+            .map(|o| Origin { revision: o.revision, file: &self.revisions[o.revision].name, line: o.line })
+            .collect()
+    }
+
+    /// The site with this id (ids start at 1).
+    pub fn site(&self, id: usize) -> Option<&Site> {
+        id.checked_sub(1).and_then(|i| self.sites.get(i))
+    }
+}

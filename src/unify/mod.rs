@@ -1,0 +1,239 @@
+//! `unify`: merges an original C file and its patched revisions into one meta
+//! program, in which every place where they differ is a `__klee_meta(site)`
+//! branch with one block per distinct variant.
+//!
+//! Data flow: [`load`] reads the revisions (applying diffs, `patch`); [`unify`]
+//! parses them (`parse`), renames colliding file-scope definitions (`rename`,
+//! with `toplevel` and `decl`), aligns and merges file-scope items
+//! (`toplevel::merge_file`) and statements (`merge`, with `align`), and prints
+//! the result (`emit`) as a [`MetaProgram`].
+
+mod align;
+mod decl;
+mod emit;
+mod error;
+mod merge;
+mod meta;
+mod parse;
+mod patch;
+mod rename;
+mod toplevel;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+pub use error::{Loc, UnifyError};
+pub use meta::{
+    ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaProgram, Origin, Pos, Renamed,
+    RevisionInfo, Site, SiteKind, Variant,
+};
+
+use decl::Name;
+use merge::{Ctx, Item};
+use parse::Rev;
+use rename::RenameMap;
+use toplevel::{FileError, FileMerge, TopEntry};
+
+/// One revision's source: revision 0 is the original, revision k the k-th patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionSource {
+    pub index: usize,
+    /// How the user named it (the path as given).
+    pub name: String,
+    /// The patched file, or the diff it came from.
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// Reads ORIG and its patched revisions: whole files first, then ORIG with each
+/// diff applied, in the order given.
+pub fn load(orig: &Path, patched: &[PathBuf], diffs: &[PathBuf]) -> Result<Vec<RevisionSource>, UnifyError> {
+    let base = read_text(orig)?;
+    let orig_name = orig.display().to_string();
+    let mut out =
+        vec![RevisionSource { index: 0, name: orig_name.clone(), path: orig.to_path_buf(), text: base }];
+    for p in patched {
+        let text = read_text(p)?;
+        out.push(RevisionSource { index: out.len(), name: p.display().to_string(), path: p.clone(), text });
+    }
+    for d in diffs {
+        let diff = read_text(d)?;
+        let text = patch::apply(&orig_name, &out[0].text, d, &diff)?;
+        out.push(RevisionSource { index: out.len(), name: d.display().to_string(), path: d.clone(), text });
+    }
+    if out.len() < 2 {
+        return Err(UnifyError::OneRevision { orig: orig_name });
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path) -> Result<String, UnifyError> {
+    let bytes = std::fs::read(path).map_err(|err| UnifyError::Io { path: path.to_path_buf(), err })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        UnifyError::NotText { path: path.to_path_buf(), line, col }
+    })
+}
+
+/// Merges the revisions into one meta program (see the module documentation
+/// and ARCHITECTURE.md for the contract it meets).
+pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
+    if sources.len() < 2 {
+        let orig = sources.first().map_or_else(|| "<no input>".to_string(), |s| s.name.clone());
+        return Err(UnifyError::OneRevision { orig });
+    }
+    let plain: Vec<Rev> =
+        sources.iter().enumerate().map(|(i, s)| Rev::new(i, s.name.clone(), s.text.clone())).collect();
+    for r in &plain {
+        parse::check_syntax(&r.name, &r.text, &r.tree)?;
+    }
+    let mut definers: BTreeMap<Name, BTreeSet<usize>> = BTreeMap::new();
+    for r in &plain {
+        for it in toplevel::items(r).0 {
+            for (name, _) in it.names {
+                definers.entry(name).or_default().insert(r.index);
+            }
+        }
+    }
+    // Renaming leaves directives as they are, so those of the originals serve.
+    let directives: Vec<_> = plain.iter().flat_map(toplevel::directives).collect();
+    let mut maps = vec![RenameMap::new(); sources.len()];
+    let mut revs: Vec<Rev> = plain.iter().map(|p| rename::apply(p, &maps[p.index])).collect();
+    // The maps `revs` were made with: a revision is redone only when its map grows.
+    let mut applied = maps.clone();
+    let mut forced = BTreeSet::new();
+    loop {
+        let (items, trailer) = loop {
+            for (r, map) in maps.iter().enumerate() {
+                if *map != applied[r] {
+                    revs[r] = rename::apply(&plain[r], map);
+                    applied[r] = map.clone();
+                }
+            }
+            let (items, trailers): (Vec<_>, Vec<_>) = revs.iter().map(toplevel::items).unzip();
+            if !rename::extend(&mut maps, &revs, &items, &forced, &directives)? {
+                break (items, trailers.into_iter().next().flatten());
+            }
+        };
+        let ctx = Ctx::new(&revs);
+        let main = Name::ordinary("main");
+        let mains: BTreeMap<usize, String> = if maps.iter().any(|m| m.contains_key(&main)) {
+            maps.iter().enumerate().filter_map(|(r, m)| m.get(&main).map(|n| (r, n.clone()))).collect()
+        } else {
+            BTreeMap::new()
+        };
+        match toplevel::merge_file(&ctx, &items, trailer, &mains) {
+            Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers)),
+            Err(FileError::Fatal(e)) => return Err(e),
+            Err(FileError::Unmergeable(names)) => {
+                // The next round gives these functions one definition per variant.
+                let before = forced.len();
+                forced.extend(names.iter().cloned());
+                if forced.len() == before {
+                    return Err(UnifyError::Unsupported {
+                        at: revs[0].loc(0),
+                        message: format!("cannot merge function {}, even with a copy per revision", names[0]),
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn finish(
+    sources: &[RevisionSource],
+    ctx: &Ctx,
+    file: &FileMerge,
+    maps: &[RenameMap],
+    definers: &BTreeMap<Name, BTreeSet<usize>>,
+) -> MetaProgram {
+    let n = sources.len();
+    let mut header = format!("/* Meta program of {n} revisions, made by `psychic unify`.\n");
+    for s in sources {
+        let role = if s.index == 0 { " (original)" } else { "" };
+        header.push_str(&format!(" *   revision {}: {}{role}\n", s.index, s.name.replace("*/", "*\\/")));
+    }
+    header.push_str(
+        " * Each meta branch compares __klee_meta with the revision numbers and runs their code.\n */",
+    );
+    let printed = emit::print(ctx, file, &header, n);
+    let renamed: Vec<Renamed> = maps
+        .iter()
+        .flat_map(|m| m.keys())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|name| Renamed {
+            name: name.text.clone(),
+            instances: definers
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|&r| (r, maps[r].get(name).cloned().unwrap_or_else(|| name.text.clone())))
+                .collect(),
+        })
+        .collect();
+    let changed_functions = changed_functions(ctx, file, maps, n);
+    let mut notes = Vec::new();
+    if printed.sites.is_empty() {
+        notes.push(if renamed.is_empty() && changed_functions.is_empty() {
+            "all revisions are identical (up to whitespace and comments); the meta program has no sites"
+                .to_string()
+        } else {
+            "the revisions differ only at file scope; the meta program has no sites".to_string()
+        });
+    }
+    MetaProgram {
+        text: printed.text,
+        revisions: sources
+            .iter()
+            .map(|s| RevisionInfo { index: s.index, name: s.name.clone(), path: s.path.clone() })
+            .collect(),
+        sites: printed.sites,
+        changed_functions,
+        renamed,
+        line_map: printed.line_map,
+        notes,
+    }
+}
+
+/// Functions defined differently (or only) by some revisions, by original name.
+fn changed_functions(ctx: &Ctx, file: &FileMerge, maps: &[RenameMap], n: usize) -> Vec<ChangedFunction> {
+    let mut by_name: BTreeMap<String, (bool, Vec<FunctionInstance>)> = BTreeMap::new();
+    for entry in &file.entries {
+        let (elems, merged) = match entry {
+            TopEntry::Item(Item::Shared(es)) => (es, false),
+            TopEntry::Item(Item::Split { elems, .. }) => (elems, true),
+            _ => continue,
+        };
+        if elems[0].node.kind() != "function_definition" {
+            continue;
+        }
+        let Some(meta_name) = elems[0]
+            .node
+            .child_by_field_name("declarator")
+            .and_then(decl::declarator_name)
+            .map(|d| ctx.revs[elems[0].rev].text_of(d).to_string())
+        else {
+            continue;
+        };
+        for e in elems {
+            let orig = maps[e.rev]
+                .iter()
+                .find(|(k, v)| !k.tag && **v == meta_name)
+                .map_or_else(|| meta_name.clone(), |(k, _)| k.text.clone());
+            let slot = by_name.entry(orig.clone()).or_default();
+            slot.0 |= merged || elems.len() < n || orig != meta_name;
+            slot.1.push(FunctionInstance { revision: e.rev, name: orig, meta_name: meta_name.clone() });
+        }
+    }
+    by_name
+        .into_iter()
+        .filter(|(_, (changed, _))| *changed)
+        .map(|(name, (_, mut instances))| {
+            instances.sort_by_key(|i| i.revision);
+            ChangedFunction { name, instances }
+        })
+        .collect()
+}

@@ -1,0 +1,243 @@
+//! The tree-sitter front end: parsing, syntax errors, tokens and positions.
+//!
+//! A [`Rev`] is one revision as the merge sees it: its text after file-scope
+//! renaming (see `rename`), the tree of that text, and the shifts that map a
+//! position back to the revision's own file. Renaming never adds or removes a
+//! line, so lines are exact and only columns are shifted.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::ops::Range;
+
+use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
+
+use super::error::{Loc, UnifyError};
+use super::meta::Pos;
+
+pub(crate) fn parse_c(text: &str) -> Tree {
+    let mut parser = Parser::new();
+    parser.set_language(&tree_sitter_c::LANGUAGE.into()).expect("tree-sitter-c matches the tree-sitter ABI");
+    parser.parse(text, None).expect("parsing without a timeout or cancellation flag always yields a tree")
+}
+
+/// Refuses a tree with an ERROR or MISSING node, naming the first one.
+pub(crate) fn check_syntax(name: &str, text: &str, tree: &Tree) -> Result<(), UnifyError> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return Ok(());
+    }
+    let bad = first_error(root).unwrap_or(root);
+    let at = loc(name, text, bad.start_byte());
+    let message = if bad.is_missing() {
+        let line_start = text[..bad.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let before = text[line_start..bad.start_byte()].trim();
+        format!("expected `{}` after `{}`", bad.kind(), clip(before, true))
+    } else {
+        let t = text[bad.byte_range()].trim();
+        let first = t.lines().next().unwrap_or("");
+        if first.is_empty() {
+            "unexpected end of input".to_string()
+        } else {
+            format!("unexpected `{}`", clip(first, false))
+        }
+    };
+    Err(UnifyError::Syntax { at, message })
+}
+
+fn first_error(node: Node) -> Option<Node> {
+    if node.is_error() || node.is_missing() {
+        return Some(node);
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor).filter(|c| c.has_error() || c.is_missing()).find_map(first_error)
+}
+
+/// At most 40 characters of `s`, from its end if `tail`.
+fn clip(s: &str, tail: bool) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= 40 {
+        s.to_string()
+    } else if tail {
+        format!("...{}", chars[chars.len() - 40..].iter().collect::<String>())
+    } else {
+        format!("{}...", chars[..40].iter().collect::<String>())
+    }
+}
+
+/// The location of byte `at` of `text` (1-based line and byte column).
+pub(crate) fn loc(name: &str, text: &str, at: usize) -> Loc {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    Loc { file: name.to_string(), line, col }
+}
+
+/// One revision, renamed and parsed.
+pub(crate) struct Rev {
+    pub index: usize,
+    pub name: String,
+    pub text: String,
+    pub tree: Tree,
+    /// `(position in text, bytes inserted there)` for every renaming edit, in
+    /// order; how `pos` finds columns in the original file.
+    shifts: Vec<(usize, isize)>,
+    /// Where each line starts.
+    line_starts: Vec<usize>,
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+}
+
+impl Rev {
+    /// A revision as written.
+    pub fn new(index: usize, name: String, text: String) -> Rev {
+        let tree = parse_c(&text);
+        Rev { index, name, line_starts: line_starts(&text), text, tree, shifts: Vec::new() }
+    }
+
+    /// This revision with `edits` (`(range, new length)`, in order, none
+    /// spanning a line) made, giving `text`; parsed incrementally.
+    pub fn edited(&self, text: String, edits: &[(Range<usize>, usize)]) -> Rev {
+        let mut old = self.tree.clone();
+        let mut shifts = Vec::with_capacity(edits.len());
+        let mut delta = 0isize;
+        for (range, new_len) in edits {
+            shifts.push(((range.start as isize + delta) as usize, *new_len as isize - range.len() as isize));
+            delta += *new_len as isize - range.len() as isize;
+        }
+        // Last to first, so that each edit's positions are still those of the original.
+        for (range, new_len) in edits.iter().rev() {
+            let row = self.line(range.start) - 1;
+            let column = range.start - self.line_starts[row];
+            old.edit(&InputEdit {
+                start_byte: range.start,
+                old_end_byte: range.end,
+                new_end_byte: range.start + new_len,
+                start_position: Point { row, column },
+                old_end_position: Point { row, column: column + range.len() },
+                new_end_position: Point { row, column: column + new_len },
+            });
+        }
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_c::LANGUAGE.into())
+            .expect("tree-sitter-c matches the tree-sitter ABI");
+        let tree = parser.parse(&text, Some(&old)).expect("parsing without a timeout always yields a tree");
+        Rev {
+            index: self.index,
+            name: self.name.clone(),
+            line_starts: line_starts(&text),
+            text,
+            tree,
+            shifts,
+        }
+    }
+
+    pub fn src(&self, range: Range<usize>) -> &str {
+        &self.text[range]
+    }
+
+    pub fn text_of(&self, node: Node) -> &str {
+        &self.text[node.byte_range()]
+    }
+
+    /// 1-based line of byte `at`.
+    pub fn line(&self, at: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= at)
+    }
+
+    /// Byte `at` of the renamed text as a position in the revision's own file.
+    pub fn pos(&self, at: usize) -> Pos {
+        let line_start = self.line_starts[self.line(at) - 1];
+        let first = self.shifts.partition_point(|(p, _)| *p < line_start);
+        let shifted: isize = self.shifts[first..].iter().take_while(|(p, _)| *p < at).map(|(_, d)| *d).sum();
+        Pos { line: self.line(at), col: ((at - line_start) as isize - shifted).max(0) as usize + 1 }
+    }
+
+    pub fn loc(&self, at: usize) -> Loc {
+        let p = self.pos(at);
+        Loc { file: self.name.clone(), line: p.line, col: p.col }
+    }
+
+    /// The leading whitespace of the line holding byte `at`.
+    pub fn line_indent(&self, at: usize) -> &str {
+        let start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let rest = &self.text[start..];
+        &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
+    }
+
+    /// Whether only whitespace precedes byte `at` on its line.
+    pub fn starts_line(&self, at: usize) -> bool {
+        let start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
+        self.text[start..at].trim().is_empty()
+    }
+}
+
+/// Calls `f` on each token of `node` (its leaves, without comments), in order.
+fn each_token<'a>(text: &'a str, node: Node, mut f: impl FnMut(&'a str)) {
+    let mut cursor = node.walk();
+    loop {
+        let n = cursor.node();
+        // Comments are tree-sitter-c's only extras.
+        let descend = !n.is_extra() && n.child_count() > 0;
+        if !n.is_extra() && n.child_count() == 0 {
+            f(&text[n.byte_range()]);
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// The tokens of `node`: its leaves, without comments.
+pub(crate) fn tokens<'a>(text: &'a str, node: Node, out: &mut Vec<&'a str>) {
+    each_token(text, node, |t| out.push(t));
+}
+
+/// Identifies a node's token sequence: equal keys, equal code.
+pub(crate) fn token_key(text: &str, node: Node) -> u64 {
+    let mut h = DefaultHasher::new();
+    each_token(text, node, |t| {
+        t.hash(&mut h);
+    });
+    h.finish()
+}
+
+pub(crate) fn hash_of(value: &impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// Named children of `node`, comments included.
+pub(crate) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+/// Every child of `node`, anonymous tokens included.
+pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+/// Whether an identifier-like token equal to one of `names` occurs in `node`.
+pub(crate) fn mentions(text: &str, node: Node, names: &std::collections::BTreeSet<String>) -> bool {
+    if node.child_count() == 0 {
+        return matches!(node.kind(), "identifier" | "type_identifier" | "field_identifier")
+            && names.contains(&text[node.byte_range()]);
+    }
+    let mut cursor = node.walk();
+    node.children(&mut cursor).any(|c| mentions(text, c, names))
+}
+
+/// Identifier-like words in free text (macro bodies, `#if` conditions).
+pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}

@@ -1,0 +1,60 @@
+//! The differentiator on hand-written meta programs: candidate tests from the
+//! engine, confirmed natively, land in the known divergence regions.
+
+mod common;
+
+use psychic::cluster;
+use psychic::diff::{DiffConfig, Differentiator};
+use psychic::exec::{ExecConfig, Executor};
+use psychic::ir::Module;
+
+struct Outcome {
+    tests: Vec<psychic::diff::ConfirmedTest>,
+    clusters: Vec<Vec<usize>>,
+}
+
+fn diff(fixture: &str) -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::fixture(fixture);
+    let bc = common::bitcode(&src, dir.path(), false, &[]);
+    let bin = common::native(&src, dir.path(), false, &[]);
+    let n =
+        Executor::new(&Module::load(&bc).unwrap(), ExecConfig::default()).unwrap().num_revisions() as usize;
+    let mut d = Differentiator::new(DiffConfig::default(), &bin, n, dir.path(), vec!["meta".into()]);
+    let m = Module::load(&bc).unwrap();
+    let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+    ex.set_observer(Box::new(&mut d));
+    ex.run();
+    drop(ex);
+    assert!(d.error.is_none(), "{:?}", d.error);
+    assert_eq!(d.stats.disagreements, 0, "{:?}", d.stats);
+    let classes: Vec<Vec<u32>> = d.tests.iter().map(|t| t.classes.clone()).collect();
+    Outcome { clusters: cluster::clusters(n, &classes), tests: d.tests }
+}
+
+fn int_input(t: &psychic::diff::ConfirmedTest, name: &str) -> i32 {
+    let o = t.ktest.objects.iter().find(|o| o.name == name).unwrap();
+    i32::from_le_bytes(o.bytes[..4].try_into().unwrap())
+}
+
+#[test]
+fn shadow_intro_differs_between_11_and_20() {
+    let out = diff("diff/shadow_intro.c");
+    assert_eq!(out.clusters, vec![vec![0], vec![1]]);
+    assert!(!out.tests.is_empty());
+    for t in &out.tests {
+        let x = int_input(t, "x");
+        assert!((11..=20).contains(&x), "x = {x} is outside the divergence region");
+    }
+}
+
+#[test]
+fn shadow_fig1_differs_at_7_8_or_wraparound() {
+    let out = diff("diff/shadow_fig1.c");
+    assert_eq!(out.clusters, vec![vec![0], vec![1]]);
+    for t in &out.tests {
+        let x = int_input(t, "x");
+        let wraps = x.checked_add(1).is_none() || x.checked_sub(8).is_none() || x.checked_sub(1).is_none();
+        assert!(x == 7 || x == 8 || wraps, "x = {x} is outside the divergence region");
+    }
+}
