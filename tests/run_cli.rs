@@ -30,6 +30,25 @@ fn run_code(name: &str, code: &str, args: &[&str]) -> (tempfile::TempDir, Output
     (tmp, o, err)
 }
 
+/// Runs `psychic run` on a fixture, into `out` of a fresh directory.
+fn run_fixture(rel: &str, args: &[&str]) -> (tempfile::TempDir, Output, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = common::fixture(rel);
+    let o = psychic(tmp.path(), &[&["run", src.to_str().unwrap(), "--output-dir", "out"], args].concat());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    (tmp, o, err)
+}
+
+/// The files of `dir` whose names end with `suffix`.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect()
+}
+
 /// A failed run: status 2, one line `psychic: error: ...` naming `what`, no
 /// panic, and no output directory.
 fn fails(dir: &Path, args: &[&str], what: &str) {
@@ -201,11 +220,7 @@ fn an_unsupported_instruction_ends_its_path_only() {
         "{err}"
     );
     assert!(err.contains("completed paths = 1") && err.contains("errors: unhandled 1"), "{err}");
-    let errs: Vec<_> = std::fs::read_dir(tmp.path().join("out"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".unhandled.err"))
-        .collect();
+    let errs = files_ending(&tmp.path().join("out"), ".unhandled.err");
     assert_eq!(errs.len(), 1, "{errs:?}");
     let e = std::fs::read_to_string(tmp.path().join("out").join(&errs[0])).unwrap();
     assert!(e.contains("inline assembly") && e.contains("\nLine: 4\n"), "{e}");
@@ -213,21 +228,10 @@ fn an_unsupported_instruction_ends_its_path_only() {
 
 #[test]
 fn a_solver_timeout_ends_only_the_path_that_asked() {
-    let tmp = tempfile::tempdir().unwrap();
-    let hard = common::fixture("symbolic/solver_hard.c");
-    let o = psychic(
-        tmp.path(),
-        &["run", hard.to_str().unwrap(), "--max-solver-time", "0.2", "--output-dir", "out"],
-    );
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let (tmp, _, err) = run_fixture("symbolic/solver_hard.c", &["--max-solver-time", "0.2"]);
     assert!(err.contains("errors: solver"), "{err}");
     assert!(!err.contains("completed paths = 0"), "the other paths go on: {err}");
-    let names: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(names.iter().any(|n| n.ends_with(".solver.err")), "{names:?}");
+    assert_eq!(files_ending(&tmp.path().join("out"), ".solver.err").len(), 1, "{err}");
 }
 
 #[test]
@@ -260,37 +264,19 @@ fn help_teaches_with_examples() {
 
 #[test]
 fn a_limit_ends_the_remaining_paths_early_with_tests() {
-    let tmp = tempfile::tempdir().unwrap();
-    let regexp = common::fixture("symbolic/regexp.c");
-    let o = psychic(
-        tmp.path(),
-        &["run", regexp.to_str().unwrap(), "--max-instructions", "2000", "--output-dir", "out"],
-    );
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let (tmp, _, err) = run_fixture("symbolic/regexp.c", &["--max-instructions", "2000"]);
     assert!(err.contains("psychic: halted: max-instructions (2000) reached"), "{err}");
-    let early: Vec<String> = std::fs::read_dir(tmp.path().join("out"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".early"))
-        .collect();
+    let early = files_ending(&tmp.path().join("out"), ".early");
     assert!(!early.is_empty(), "{err}");
     for name in &early {
         let text = std::fs::read_to_string(tmp.path().join("out").join(name)).unwrap();
         assert_eq!(text, "max-instructions (2000) reached\n");
         assert!(tmp.path().join("out").join(name.replace(".early", ".ktest")).is_file());
     }
-    let completed: usize = err
-        .lines()
-        .find_map(|l| l.strip_prefix("psychic: done: completed paths = "))
-        .unwrap()
-        .parse()
-        .unwrap();
-    let generated: usize = err
-        .lines()
-        .find_map(|l| l.strip_prefix("psychic: done: generated tests = "))
-        .unwrap()
-        .parse()
-        .unwrap();
+    let done = |name: &str| -> usize {
+        let prefix = format!("psychic: done: {name} = ");
+        err.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap().parse().unwrap()
+    };
+    let (completed, generated) = (done("completed paths"), done("generated tests"));
     assert_eq!(generated, completed + early.len(), "{err}");
 }
