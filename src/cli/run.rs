@@ -118,9 +118,14 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();
-        // The first Ctrl-C ends exploration as a limit would (remaining paths
-        // get their tests); if the handler cannot be set, Ctrl-C kills.
-        let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+        // The first Ctrl-C ends exploration as a limit would (the remaining
+        // paths get their tests), a second one kills, as in KLEE; if the
+        // handler cannot be set, Ctrl-C kills.
+        let _ = ctrlc::set_handler(move || {
+            if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+        });
     }
     let mut cfg = ExecConfig {
         entry: a.entry_point.clone(),
