@@ -19,7 +19,7 @@ use crate::expr::ExprId;
 use crate::expr::fold::mask;
 
 use super::executor::{Executor, Res};
-use super::memory::byte_expr;
+use super::memory::{byte_expr, to_byte};
 use super::printf::{self, Arg, Piece, Slot, Spec, Val};
 use super::state::{ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream};
 use super::value::{Byte, Value};
@@ -217,7 +217,10 @@ impl Executor<'_> {
                 let e = self.fit(v, bits);
                 match (self.pool.as_const(e), spec.map(|s| s.conv)) {
                     (Some(x), _) => Val::Int(x),
-                    (None, Some(b'c')) => Val::Char(Byte::S(self.pool.extract(e, 0, 8))),
+                    (None, Some(b'c')) => {
+                        let b = self.pool.extract(e, 0, 8);
+                        Val::Char(to_byte(&self.pool, b))
+                    }
                     (None, Some(b'd' | b'i' | b'u' | b'x' | b'X' | b'o')) => {
                         self.int_text(st, spec.expect("matched"), e)?
                     }
@@ -290,7 +293,13 @@ impl Executor<'_> {
         }
         self.assume_or_fork(st, shape)?;
         let upper = s.conv == b'X';
-        let digits = (0..k).rev().map(|j| Byte::S(self.digit(m, base, j, upper))).collect();
+        let digits = (0..k)
+            .rev()
+            .map(|j| {
+                let d = self.digit(m, base, j, upper);
+                to_byte(&self.pool, d)
+            })
+            .collect();
         Ok(Val::Digits { negative, digits, zero: magnitude == 0 })
     }
 
