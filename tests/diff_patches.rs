@@ -273,3 +273,35 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// Outputs that only function results show: the revisions print the same,
+/// but p1 changes what scale() returns for v = 3 and p2 what move() leaves
+/// behind its pointer for k = 3.
+#[test]
+fn function_outputs_tell_apart_what_stdout_does_not() {
+    let files: Vec<String> =
+        ["orig.c", "p1.c", "p2.c"].iter().map(|f| fixture(&format!("functions/{f}"))).collect();
+    let (r, dir) = diff_patches(&files, &[]);
+    check_report(&r, dir.path(), 3);
+    assert_eq!(r.clusters, vec![vec![0, 1, 2]], "stdout alone cannot tell them apart");
+
+    let (r, dir) = diff_patches(&files, &["--outputs", "stdout,exit,functions"]);
+    check_report(&r, dir.path(), 3);
+    assert_eq!(r.clusters, vec![vec![0], vec![1], vec![2]]);
+    for t in 0..r.tests.len() {
+        let (v, k) = (input(&r, t, "v"), input(&r, t, "k"));
+        let alone: Vec<&Vec<usize>> = r.tests[t].outcomes.iter().map(|o| &o.revisions).collect();
+        if alone.contains(&&vec![1]) {
+            assert_eq!(v, 3, "scale differs only at v = 3");
+        }
+        if alone.contains(&&vec![2]) {
+            assert_eq!(k, 3, "move differs only for n > 2");
+        }
+        assert!(
+            r.tests[t].outcomes.iter().all(|o| o.annotations.iter().any(|a| a.starts_with("ret!scale ")))
+        );
+    }
+    let meta = std::fs::read_to_string(dir.path().join("out/meta.c")).unwrap();
+    assert!(meta.contains("scale__psychic_body") && meta.contains("\"arg!move!p\""), "{meta}");
+    assert!(!meta.contains("\"arg!move!d\""), "a const pointee is not an output");
+}

@@ -39,6 +39,9 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    // Engine bugs end one path (exec catches them); this says what happened
+    // in one line instead of a backtrace, wherever a panic comes from.
+    std::panic::set_hook(Box::new(|info| eprintln!("psychic: internal error (please report it): {info}")));
     let cli = Cli::parse();
     let result = match cli.command {
         Command::DiffPatches(a) => diff_patches::diff_patches(a),

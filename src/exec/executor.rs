@@ -162,7 +162,24 @@ impl<'m> Executor<'m> {
                 self.searcher.select(&view)
             };
             let mut st = self.slot(sid).take().expect("searcher selected a live state");
-            let halted = self.run_state(&mut st);
+            // A bug in the engine must not take the whole run down: the state
+            // that hit it ends with an internal error, the others go on.
+            let halted = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.run_state(&mut st)
+            })) {
+                Ok(h) => h,
+                Err(panic) => {
+                    self.forked.clear();
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("unknown");
+                    let message = format!("internal error in psychic's engine (please report it): {what}");
+                    self.warn(message.clone());
+                    Some(self.error_termination(&st, ErrorKind::Exec, message))
+                }
+            };
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
             for c in children {
@@ -532,9 +549,9 @@ impl<'m> Executor<'m> {
                     Ok(Value::Int(value::fcmp(*pred, *kind, x, y) as u128))
                 })?
             }
-            Op::Select { cond, t, f } => {
+            Op::Select { cond, t, f, width } => {
                 let (c, t, f) = (self.val(st, *cond), self.val(st, *t), self.val(st, *f));
-                self.select(st, &c, &t, &f)?
+                self.select(st, &c, &t, &f, *width)?
             }
             Op::Cast { op, from, to, a } if *from > 128 || *to > 128 => {
                 let a = self.val(st, *a);
@@ -876,7 +893,7 @@ impl<'m> Executor<'m> {
         }
     }
 
-    fn select(&mut self, st: &mut ExecutionState, c: &Value, t: &Value, f: &Value) -> Res<Value> {
+    fn select(&mut self, st: &mut ExecutionState, c: &Value, t: &Value, f: &Value, width: u32) -> Res<Value> {
         match c {
             Value::Int(x) => Ok(if *x & 1 != 0 { t.clone() } else { f.clone() }),
             Value::Wide(_) => Ok(t.clone()),
@@ -887,7 +904,7 @@ impl<'m> Executor<'m> {
                 };
                 let mut out = Vec::with_capacity(cs.len());
                 for ((c, t), f) in cs.iter().zip(ts.iter()).zip(fs.iter()) {
-                    out.push(self.select(st, c, t, f)?);
+                    out.push(self.select(st, c, t, f, width)?);
                 }
                 Ok(Value::Agg(out.into()))
             }
@@ -899,24 +916,33 @@ impl<'m> Executor<'m> {
                 if matches!(t, Value::Wide(_)) || matches!(f, Value::Wide(_)) {
                     return Err(self.wide_symbolic(st));
                 }
-                self.ite(e, t, f)
+                self.ite(e, t, f, width)
             }
         }
     }
 
-    fn ite(&mut self, c: ExprId, t: &Value, f: &Value) -> Res<Value> {
+    /// `c ? t : f` as a value; `width` is that of two constant arms.
+    fn ite(&mut self, c: ExprId, t: &Value, f: &Value, width: u32) -> Res<Value> {
         Ok(match (t, f) {
             (Value::Agg(ts), Value::Agg(fs)) => {
                 let mut out = Vec::with_capacity(ts.len());
                 for (x, y) in ts.iter().zip(fs.iter()) {
-                    out.push(self.ite(c, x, y)?);
+                    out.push(self.ite(c, x, y, width)?);
                 }
                 Value::Agg(out.into())
             }
             _ => {
                 let w = match (t, f) {
                     (Value::Sym(e), _) | (_, Value::Sym(e)) => self.pool.width(*e),
-                    _ => 64,
+                    _ if width > 0 => width,
+                    _ => {
+                        return Err(Stop::Halt(Box::new(Termination::Error {
+                            kind: ErrorKind::Unhandled,
+                            message: "a symbolic choice between two constant aggregates".into(),
+                            location: None,
+                            stack: Vec::new(),
+                        })));
+                    }
                 };
                 let (x, y) = (self.expr(t, w), self.expr(f, w));
                 let e = self.pool.ite(c, x, y);
@@ -1674,7 +1700,7 @@ impl<'m> Executor<'m> {
                 scratch.frame_mut().pc = body.blocks[b as usize].first.0;
                 for &i in rest {
                     let inst = &body.insts[i];
-                    if let Op::Select { cond, t, f } = &inst.op {
+                    if let Op::Select { cond, t, f, width } = &inst.op {
                         // A select on the revision is an ite here, right for
                         // every revision (`exec` would split the state).
                         let (c, t, f) =
@@ -1683,7 +1709,7 @@ impl<'m> Executor<'m> {
                             return edge;
                         }
                         let c = self.expr(&c, 1);
-                        let Ok(v) = self.ite(c, &t, &f) else { return edge };
+                        let Ok(v) = self.ite(c, &t, &f, *width) else { return edge };
                         Self::set(scratch, inst.dst, v);
                         scratch.frame_mut().pc += 1;
                     } else if self.exec(scratch, inst).is_err() {
