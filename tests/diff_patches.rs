@@ -305,3 +305,29 @@ fn function_outputs_tell_apart_what_stdout_does_not() {
     assert!(meta.contains("scale__psychic_body") && meta.contains("\"arg!move!p\""), "{meta}");
     assert!(!meta.contains("\"arg!move!d\""), "a const pointee is not an output");
 }
+
+/// A seed input leads exploration straight to a patch behind 2^20 paths: with
+/// the same instruction budget, the run without the seed finds nothing.
+#[test]
+fn seeds_reach_a_deep_patch() {
+    let files = vec![fixture("seeding/orig.c"), fixture("seeding/p1.c")];
+    let budget = ["--max-instructions", "200000"];
+    let (r, _dir) = diff_patches(&files, &budget);
+    assert_eq!(r.clusters, vec![vec![0, 1]], "without a seed the budget is too small");
+
+    let seeds = tempfile::tempdir().unwrap();
+    let mut b = vec![b'x'];
+    b.extend([200u8; 6]);
+    b.extend([0u8; 13]);
+    KTest { objects: vec![Object { name: "b".into(), bytes: b }], ..Default::default() }
+        .write(&seeds.path().join("seed.ktest"))
+        .unwrap();
+    let seed_dir = seeds.path().display().to_string();
+    let mut args = budget.to_vec();
+    args.extend(["--seed-dir", &seed_dir]);
+    let (r, dir) = diff_patches(&files, &args);
+    check_report(&r, dir.path(), 2);
+    assert_eq!(r.clusters, vec![vec![0], vec![1]]);
+    let b = &r.tests[0].inputs[0].hex;
+    assert!(b.starts_with("78"), "the test follows the seed into the patch: b = {b}");
+}

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use crate::expr::fold::mask;
-use crate::expr::{ExprId, ExprPool};
+use crate::expr::{Assignment, ExprId, ExprPool};
 use crate::ir::{
     BinOp, Callee, CastOp, Const, Edge, FuncId, Inst, Intrinsic, Module, NO_REG, Op, Operand, Reg, TyId,
     TypeKind,
@@ -13,7 +13,7 @@ use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
 use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::revset::RevSet;
-use super::searcher::{ProcessTree, SearchView, Searcher, StateId};
+use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
 use super::slab::Slab;
 use super::special::Handler;
 use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
@@ -80,6 +80,8 @@ pub struct Executor<'m> {
     /// Set when building a value met something unsupported (symbolic bytes
     /// of an integer wider than 128 bits); the instruction then fails.
     unhandled: Option<String>,
+    /// The input bytes of each seed, bound as the paths create the inputs.
+    pub(super) seed_values: Vec<Assignment>,
 }
 
 impl<'m> Executor<'m> {
@@ -102,7 +104,11 @@ impl<'m> Executor<'m> {
             total_blocks: m.funcs.iter().filter_map(|f| f.body.as_ref()).map(|b| b.blocks.len() as u64).sum(),
             ..ExecStats::default()
         };
-        let searcher = cfg.search.build(cfg.seed);
+        let mut searcher = cfg.search.build(cfg.seed);
+        if !cfg.seeds.is_empty() {
+            searcher = Box::new(SeedsFirst::new(searcher));
+        }
+        let seed_values = vec![Assignment::new(); cfg.seeds.len()];
         Ok(Executor {
             m,
             pool: ExprPool::new(),
@@ -125,6 +131,7 @@ impl<'m> Executor<'m> {
             entry,
             std_streams: [None; 3],
             unhandled: None,
+            seed_values,
         })
     }
 
@@ -182,9 +189,11 @@ impl<'m> Executor<'m> {
             };
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
-            for c in children {
+            for mut c in children {
+                self.follow_seeds(&mut c);
                 added.push(self.insert_state(c));
             }
+            self.follow_seeds(&mut st);
             if !added.is_empty() {
                 let leaves = self.ptree.split(st.ptree_node, sid, &added);
                 st.ptree_node = leaves[0];
@@ -254,6 +263,17 @@ impl<'m> Executor<'m> {
         self.update_searcher(None, &[], &ids);
     }
 
+    /// Keeps the seeds that satisfy the constraints added since the last
+    /// check: evaluation under each seed's bytes, no solver.
+    fn follow_seeds(&self, st: &mut ExecutionState) {
+        if st.seeds.is_empty() {
+            return;
+        }
+        let new = &st.constraints[st.seeds_checked.min(st.constraints.len())..];
+        st.seeds.retain(|&s| new.iter().all(|&c| self.pool.eval(c, &self.seed_values[s as usize]) != 0));
+        st.seeds_checked = st.constraints.len();
+    }
+
     fn insert_state(&mut self, st: ExecutionState) -> StateId {
         self.stats.states_created += 1;
         self.states.insert(Some(Box::new(st)))
@@ -291,6 +311,7 @@ impl<'m> Executor<'m> {
             mem.insert_fixed(g.addr, g.size, ObjKind::Global, bytes, g.constant);
         }
         let mut st = ExecutionState::new(RevSet::all(self.num_revisions), mem);
+        st.seeds = (0..self.cfg.seeds.len() as u32).collect();
         // The standard streams: the FILE objects the globals point to (the
         // libc model's, or objects made here for glibc's extern ones).
         for (i, name) in ["stdin", "stdout", "stderr"].iter().enumerate() {
