@@ -417,3 +417,22 @@ fn unify_style_or_chains_keep_sharing_revisions_together() {
         common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
     }
 }
+
+#[test]
+fn select_between_constants_has_the_width_of_its_arms() {
+    explore("symbolic/select_constants.c", ExecConfig::default(), |ex, s| {
+        // A select does not fork (as in KLEE): one path, whose status is a
+        // 32-bit choice.
+        assert_eq!(s.stats.completed_paths(), 1);
+        let Termination::Exit { status } = s.paths[0].termination else { panic!("an exit") };
+        let n = s.paths[0].symbolics[0].array;
+        for (input, expected) in [(3i32, 4u128), (0, 2), (-7, 2)] {
+            let mut a = psychic::expr::Assignment::new();
+            for (i, b) in input.to_le_bytes().iter().enumerate() {
+                a.set_byte(n, i as u64, *b);
+            }
+            assert_eq!(ex.pool.width(status), 32);
+            assert_eq!(ex.pool.eval(status, &a), expected, "n = {input}");
+        }
+    });
+}

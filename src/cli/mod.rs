@@ -41,6 +41,9 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    // Engine bugs end one path (exec catches them); this says what happened
+    // in one line instead of a backtrace, wherever a panic comes from.
+    std::panic::set_hook(Box::new(|info| eprintln!("psychic: internal error (please report it): {info}")));
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run::run(a),

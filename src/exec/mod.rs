@@ -86,6 +86,9 @@ pub struct ExecConfig {
     /// only where the revisions' code differs. For measuring the gain of
     /// shared execution.
     pub per_revision_states: bool,
+    /// Seed inputs (KLEE's --seed-dir): states that agree with a seed run
+    /// first, so exploration starts along the seeds' paths.
+    pub seeds: Vec<crate::ktest::KTest>,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -109,6 +112,7 @@ impl Default for ExecConfig {
             keep_paths: true,
             max_stack_frames: 10_000,
             per_revision_states: false,
+            seeds: Vec::new(),
             interrupt: None,
         }
     }

@@ -12,6 +12,7 @@
 
 use std::ffi::CString;
 
+use crate::expr::ArrayId;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
@@ -326,6 +327,7 @@ impl Executor<'_> {
     fn make_symbolic(&mut self, st: &mut ExecutionState, place: Place, n: u64, name: String) {
         let seq = st.symbolics.len() as u32;
         let array = self.pool.array(&name, n, seq);
+        self.bind_seeds(st, seq, array, n, &name);
         let bytes: Vec<Byte> = (0..n).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.write_bytes(st, place, &bytes);
         st.symbolics.push(SymbolicObject { name, array, size: n });
@@ -335,9 +337,25 @@ impl Executor<'_> {
     fn fresh_int(&mut self, st: &mut ExecutionState, name: String) -> Value {
         let seq = st.symbolics.len() as u32;
         let array = self.pool.array(&name, 4, seq);
+        self.bind_seeds(st, seq, array, 4, &name);
         st.symbolics.push(SymbolicObject { name, array, size: 4 });
         let bytes: Vec<Byte> = (0..4).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.scalar_from_bytes(&bytes, 32)
+    }
+
+    /// A new input `seq`: each seed of the state gives its bytes, or, if its
+    /// object there has another name or size, stops guiding this path.
+    fn bind_seeds(&mut self, st: &mut ExecutionState, seq: u32, array: ArrayId, n: u64, name: &str) {
+        let seeds = &self.cfg.seeds;
+        st.seeds.retain(|&s| {
+            seeds[s as usize]
+                .objects
+                .get(seq as usize)
+                .is_some_and(|o| o.name == name && o.bytes.len() as u64 == n)
+        });
+        for &s in &st.seeds {
+            self.seed_values[s as usize].set_bytes(array, &seeds[s as usize].objects[seq as usize].bytes);
+        }
     }
 
     fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64) -> u64 {

@@ -220,6 +220,10 @@ pub struct ExecutionState {
     pub instructions: u64,
     /// Instructions since this state last covered a new block.
     pub since_new_cover: u64,
+    /// The seeds (indices into `ExecConfig::seeds`) this path agrees with.
+    pub seeds: Vec<u32>,
+    /// Constraints already checked against `seeds`.
+    pub(super) seeds_checked: usize,
     /// The state's leaf in the process tree.
     pub(super) ptree_node: usize,
 }
@@ -238,6 +242,8 @@ impl ExecutionState {
             depth: 0,
             instructions: 0,
             since_new_cover: 0,
+            seeds: Vec::new(),
+            seeds_checked: 0,
             ptree_node: 0,
         }
     }

@@ -346,6 +346,9 @@ pub enum Op {
         cond: Operand,
         t: Operand,
         f: Operand,
+        /// Bits of the (element) value chosen, for building a symbolic choice
+        /// between two constants; 0 for other types (structs).
+        width: u32,
     },
     /// Integer and pointer widths in bits; floats by kind (`from`/`to` are
     /// then 32 or 64).
