@@ -65,7 +65,10 @@ pub struct DiffPatchesArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// The behaviour compared between revisions, a comma-separated list of:
-    /// stdout, stderr, exit (status and crashes), annotations (psychic_output).
+    /// stdout, stderr, exit (status and crashes), annotations (psychic_output),
+    /// functions (the return value of every function whose body differs
+    /// between revisions, and what it leaves behind its non-const pointer
+    /// parameters, recorded at each return as `ret!NAME` and `arg!NAME!PARAM`).
     #[arg(long, value_delimiter = ',', default_value = "stdout,exit,annotations")]
     outputs: Vec<OutputKind>,
     /// Replay natively without AddressSanitizer (memory errors may then pass
@@ -118,6 +121,7 @@ enum OutputKind {
     Stderr,
     Exit,
     Annotations,
+    Functions,
 }
 
 fn selection(kinds: &[OutputKind]) -> OutputSelection {
@@ -125,7 +129,8 @@ fn selection(kinds: &[OutputKind]) -> OutputSelection {
         stdout: kinds.contains(&OutputKind::Stdout),
         stderr: kinds.contains(&OutputKind::Stderr),
         exit: kinds.contains(&OutputKind::Exit),
-        annotations: kinds.contains(&OutputKind::Annotations),
+        // Function outputs are recorded as annotations.
+        annotations: kinds.contains(&OutputKind::Annotations) || kinds.contains(&OutputKind::Functions),
     }
 }
 
@@ -179,7 +184,16 @@ fn explore_and_report(
 ) -> Result<ExitCode> {
     let n = meta.revisions.len();
     let meta_c = out.join("meta.c");
-    std::fs::write(&meta_c, &meta.text).with_context(|| format!("writing {}", meta_c.display()))?;
+    let text = if a.outputs.contains(&OutputKind::Functions) {
+        let (text, notes) = unify::instrument::function_outputs(meta);
+        for n in notes {
+            eprintln!("psychic: warning: {n}");
+        }
+        text
+    } else {
+        meta.text.clone()
+    };
+    std::fs::write(&meta_c, &text).with_context(|| format!("writing {}", meta_c.display()))?;
     let meta_bc = out.join("meta.bc");
     let native = out.join("meta.native");
     tc.bitcode(&meta_c, &meta_bc).context(

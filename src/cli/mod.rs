@@ -11,6 +11,7 @@ mod diff_patches;
 mod exec_args;
 mod outdir;
 pub mod progress;
+mod run;
 mod tools;
 mod unify;
 
@@ -42,6 +43,7 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Run(run::RunArgs),
     DiffPatches(diff_patches::DiffPatchesArgs),
     Compile(tools::CompileArgs),
     Replay(tools::ReplayArgs),
@@ -56,8 +58,12 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
+    // Engine bugs end one path (exec catches them); this says what happened
+    // in one line instead of a backtrace, wherever a panic comes from.
+    std::panic::set_hook(Box::new(|info| eprintln!("psychic: internal error (please report it): {info}")));
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(a) => run::run(a),
         Command::DiffPatches(a) => diff_patches::diff_patches(a),
         Command::Compile(a) => tools::compile(a),
         Command::Replay(a) => tools::replay(a),
