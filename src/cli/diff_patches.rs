@@ -4,14 +4,12 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::exec_args::ExecArgs;
+use super::exec_args::{self, ExecArgs};
 use super::outdir;
 use super::progress::{Progress, Tracked};
 use crate::cluster::{self, SearchBudget};
@@ -207,13 +205,7 @@ fn explore_and_report(
     let stage = Instant::now();
     let libc: Vec<&Path> = libc.iter().map(PathBuf::as_path).collect();
     let module = Module::load_linked(&meta_bc, &libc)?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // A second Ctrl-C falls through to the default handler only if this
-        // one failed to install; either way the first stops exploration.
-        let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    }
+    let interrupt = exec_args::interrupt_on_ctrl_c();
     let mut cfg = ExecConfig {
         keep_paths: false,
         revisions: Some(n as u32),

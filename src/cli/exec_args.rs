@@ -1,6 +1,8 @@
 //! The engine's flags, shared by every command that explores a program.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -137,4 +139,18 @@ impl From<SearchKind> for Search {
 fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s)
         .map_err(|_| anyhow::anyhow!("{flag} {s}: expected a non-negative number of seconds"))
+}
+
+/// The flag Ctrl-C raises: the first stops exploration as a limit would (the
+/// work in hand is finished and reported), a second kills, as in KLEE. If the
+/// handler cannot be installed, Ctrl-C kills at once.
+pub fn interrupt_on_ctrl_c() -> Arc<AtomicBool> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let flag = interrupt.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    interrupt
 }

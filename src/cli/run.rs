@@ -2,14 +2,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use super::exec_args::ExecArgs;
+use super::exec_args::{self, ExecArgs};
 use super::outdir;
 use crate::compile::Toolchain;
 use crate::exec::{ExecConfig, Executor, SearchKind};
@@ -115,18 +113,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 
     let argv: Vec<String> =
         std::iter::once(a.program.display().to_string()).chain(a.args.iter().cloned()).collect();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // The first Ctrl-C ends exploration as a limit would (the remaining
-        // paths get their tests), a second one kills, as in KLEE; if the
-        // handler cannot be set, Ctrl-C kills.
-        let _ = ctrlc::set_handler(move || {
-            if flag.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                std::process::exit(130);
-            }
-        });
-    }
+    let interrupt = exec_args::interrupt_on_ctrl_c();
     let mut cfg = ExecConfig {
         entry: a.entry_point.clone(),
         argv: argv.clone(),
