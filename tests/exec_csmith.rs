@@ -3,7 +3,6 @@
 //! disagreement fails the test; a seed whose native run is too slow for a test
 //! is skipped and reported (never silently), and the next seed is tried.
 
-
 mod common;
 
 use std::path::Path;
