@@ -1,6 +1,6 @@
 //! `compile`, `replay` and `show`: the native side of the runtime, usable alone.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -74,19 +74,19 @@ pub struct ReplayArgs {
 pub fn replay(a: ReplayArgs) -> Result<ExitCode> {
     KTest::read(&a.ktest)?;
     let tmp;
-    let binary: &Path = if a.program.extension().is_some_and(|e| e == "c") {
+    let binary: PathBuf = if a.program.extension().is_some_and(|e| e == "c") {
         let tc = Toolchain::discover()?;
         tmp = tempfile::tempdir().context("creating a temporary directory")?;
         let bin = tmp.path().join("replay");
         tc.native(&a.program, &bin, &NativeOptions::default())?;
-        Box::leak(bin.into_boxed_path())
+        bin
     } else {
         if !a.program.exists() {
             bail!("{}: no such file", a.program.display());
         }
-        &a.program
+        a.program.clone()
     };
-    let mut req = replay::Request::new(binary, Some(&a.ktest), a.revision);
+    let mut req = replay::Request::new(&binary, Some(&a.ktest), a.revision);
     req.timeout = Duration::from_secs_f64(a.timeout);
     let outcome = replay::run(&req).with_context(|| format!("{}: cannot run", binary.display()))?;
     use std::io::Write;
