@@ -41,12 +41,19 @@ fn main() {
         ..ExecConfig::default()
     };
     let mut totals = [[0.0f64; 4]; 4];
-    for (table, differentiate) in [("with the differentiator (diff-patches)", true), ("exhaustive, engine alone", false)]
+    for (table, differentiate) in
+        [("with the differentiator (diff-patches)", true), ("exhaustive, engine alone", false)]
     {
         println!("{table}");
         println!(
             "{:<14} {:>4} | {:>20} | {:>20} | {:>24} | {:>18} | {:>5}",
-            "set", "revs", "seconds sets/apply", "states sets/apply", "instructions sets/apply", "paths sets/apply", "equal"
+            "set",
+            "revs",
+            "seconds sets/apply",
+            "states sets/apply",
+            "instructions sets/apply",
+            "paths sets/apply",
+            "equal"
         );
         for set in &sets {
             let dir = tempfile::tempdir().unwrap();
@@ -71,12 +78,11 @@ fn main() {
             t[1] += a.stats.states_created as f64;
             t[2] += a.stats.instructions as f64;
             t[3] += a.stats.completed_paths() as f64;
-            let equal = if differentiate {
-                if s.partition == a.partition { "yes" } else { "NO" }
-            } else {
-                "-"
+            let equal =
+                if differentiate { if s.partition == a.partition { "yes" } else { "NO" } } else { "-" };
+            let partial = |e: &Exploration| {
+                if e.stopped_early.as_deref().is_some_and(|r| r.contains("max-time")) { "*" } else { "" }
             };
-            let partial = |e: &Exploration| if e.stopped_early.as_deref().is_some_and(|r| r.contains("max-time")) { "*" } else { "" };
             println!(
                 "{:<14} {:>4} | {:>9.2}{:1} {:>9.2}{:1} | {:>10} {:>9} | {:>12} {:>11} | {:>9} {:>8} | {:>5}",
                 set.name,
@@ -97,7 +103,18 @@ fn main() {
         let (s, a) = (totals[usize::from(!differentiate) * 2], totals[usize::from(!differentiate) * 2 + 1]);
         println!(
             "total: seconds {:.1} / {:.1} ({:.1}x), states {} / {} ({:.1}x), instructions {} / {} ({:.1}x), paths {} / {} ({:.1}x)",
-            s[0], a[0], a[0] / s[0], s[1], a[1], a[1] / s[1], s[2], a[2], a[2] / s[2], s[3], a[3], a[3] / s[3]
+            s[0],
+            a[0],
+            a[0] / s[0],
+            s[1],
+            a[1],
+            a[1] / s[1],
+            s[2],
+            a[2],
+            a[2] / s[2],
+            s[3],
+            a[3],
+            a[3] / s[3]
         );
         println!("(* hit --max-time)\n");
     }

@@ -9,8 +9,9 @@
 //! behaviour; `rare`, the fewest inputs of the domain on which two clusters
 //! differ; `true`/`found`, the numbers of clusters.
 //!
-//! `cargo bench --bench truth -- [--sets N] [--from I] [--only I,J,...] [--max-time S] [--keep] [--show]`
-//! (`--keep` keeps the directories of inexact sets, `--show` prints each patch).
+//! `cargo bench --bench truth -- [--sets N] [--from I] [--only I,J,...] [--max-time S] [--keep] [--show] [--write DIR]`
+//! (`--keep` keeps the directories of inexact sets, `--show` prints each patch,
+//! `--write` only writes the sets' files into DIR, one directory each).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -24,10 +25,11 @@ struct Args {
     max_time: String,
     keep: bool,
     show: bool,
+    write: Option<std::path::PathBuf>,
 }
 
 fn args() -> Args {
-    let mut a = Args { sets: Vec::new(), max_time: "60".into(), keep: false, show: false };
+    let mut a = Args { sets: Vec::new(), max_time: "60".into(), keep: false, show: false, write: None };
     let (mut from, mut count, mut only) = (0, truth::CORPUS, None);
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -36,12 +38,17 @@ fn args() -> Args {
             "--from" => from = it.next().and_then(|v| v.parse().ok()).expect("--from I"),
             "--only" => {
                 only = Some(
-                    it.next().expect("--only I,J").split(',').map(|v| v.parse().expect("a set number")).collect(),
+                    it.next()
+                        .expect("--only I,J")
+                        .split(',')
+                        .map(|v| v.parse().expect("a set number"))
+                        .collect(),
                 )
             }
             "--max-time" => a.max_time = it.next().expect("--max-time SECS"),
             "--keep" => a.keep = true,
             "--show" => a.show = true,
+            "--write" => a.write = Some(it.next().expect("--write DIR").into()),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -81,6 +88,15 @@ fn show_set(set: &truth::PatchSet) {
 
 fn main() {
     let a = args();
+    if let Some(dir) = &a.write {
+        for &i in &a.sets {
+            let set = truth::patch_set(i);
+            let d = dir.join(set.name.replace('#', "-"));
+            std::fs::create_dir_all(&d).unwrap();
+            set.write(&d);
+        }
+        return;
+    }
     println!(
         "{:<14} {:>4} {:>7} {:>5} {:>5} {:>5} {:>6} {:>7} {:>7} {:>6}  verdict",
         "set", "revs", "domain", "alike", "rare", "true", "found", "seconds", "explore", "tests"
@@ -135,7 +151,14 @@ fn main() {
         if a.keep && !v.exact() {
             println!("    kept in {}", dir.keep().display());
         }
-        rows.push(Row { verdict: v, secs: run.wall.as_secs_f64(), partial: r.stats.partial, revisions: files.len(), alike, rare });
+        rows.push(Row {
+            verdict: v,
+            secs: run.wall.as_secs_f64(),
+            partial: r.stats.partial,
+            revisions: files.len(),
+            alike,
+            rare,
+        });
     }
     let n = rows.len();
     let exact = rows.iter().filter(|r| r.verdict.exact()).count();
@@ -149,7 +172,9 @@ fn main() {
     let rare = |k: usize| rows.iter().filter(|r| r.rare.is_some_and(|x| x <= k)).count();
     println!();
     println!("patch sets                {n} ({revs} revisions)");
-    println!("alike pairs               {alike} pairs of revisions with different text and the same behaviour");
+    println!(
+        "alike pairs               {alike} pairs of revisions with different text and the same behaviour"
+    );
     println!(
         "rare differences          {} sets where two clusters differ on at most 1 input, {} on at most 5",
         rare(1),

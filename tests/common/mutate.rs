@@ -167,11 +167,40 @@ pub const TRUTH_BASES: &[Base] = &[
         source: include_str!("../../fixtures/truth/dates.c"),
         inputs: &[int_in("month", 0, 13), int_in("day", 0, 31), int_in("leap", 0, 1)],
     },
-    Base { name: "fizz", source: include_str!("../../fixtures/truth/fizz.c"), inputs: &[int_in("n", 0, 100)] },
+    Base {
+        name: "fizz",
+        source: include_str!("../../fixtures/truth/fizz.c"),
+        inputs: &[int_in("n", 0, 100)],
+    },
     Base {
         name: "parens",
         source: include_str!("../../fixtures/truth/parens.c"),
         inputs: &[Input { name: "s", width: 1, count: 5, domain: Domain::Set(&[40, 41, 120]) }],
+    },
+    Base {
+        name: "sort",
+        source: include_str!("../../fixtures/truth/sort.c"),
+        inputs: &[Input { name: "a", width: 4, count: 4, domain: Domain::Range(0, 3) }],
+    },
+    Base {
+        name: "words",
+        source: include_str!("../../fixtures/truth/words.c"),
+        inputs: &[Input { name: "s", width: 1, count: 4, domain: Domain::Set(&[97, 66, 32, 0]) }],
+    },
+    Base {
+        name: "gcd",
+        source: include_str!("../../fixtures/truth/gcd.c"),
+        inputs: &[int_in("a", 0, 12), int_in("b", 0, 12)],
+    },
+    Base {
+        name: "hash",
+        source: include_str!("../../fixtures/truth/hash.c"),
+        inputs: &[one("x", 1), int_in("k", 0, 3)],
+    },
+    Base {
+        name: "stack",
+        source: include_str!("../../fixtures/truth/stack.c"),
+        inputs: &[Input { name: "ops", width: 1, count: 5, domain: Domain::Range(0, 3) }],
     },
 ];
 
@@ -694,9 +723,11 @@ impl Collector<'_> {
     }
 
     fn binary_rewrites(&mut self, n: Node) {
-        let (Some(l), Some(op), Some(r)) =
-            (n.child_by_field_name("left"), n.child_by_field_name("operator"), n.child_by_field_name("right"))
-        else {
+        let (Some(l), Some(op), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("right"),
+        ) else {
             return;
         };
         let (lt, o, rt) = (self.text(l), self.text(op), self.text(r));
@@ -763,19 +794,16 @@ impl Collector<'_> {
         };
         // The else clause's statement, without the `else`.
         let Some(alt) = kids(alt).into_iter().find(|k| k.is_named() && k.kind() != "comment") else { return };
-        let t = format!(
-            "if (!{}) {{\n{}\n}} else {{\n{}\n}}",
-            self.text(cond),
-            self.text(alt),
-            self.text(then)
-        );
+        let t =
+            format!("if (!{}) {{\n{}\n}} else {{\n{}\n}}", self.text(cond), self.text(alt), self.text(then));
         self.replace(Kind::SwapBranches, n, t);
     }
 
     /// Adjacent statements that each assign one variable the other does not
     /// mention, without calls, swapped.
     fn reorders(&mut self, block: Node) {
-        let stmts: Vec<Node> = kids(block).into_iter().filter(|k| k.is_named() && k.kind() != "comment").collect();
+        let stmts: Vec<Node> =
+            kids(block).into_iter().filter(|k| k.is_named() && k.kind() != "comment").collect();
         for w in stmts.windows(2) {
             let (Some(a), Some(b)) = (self.assigned(w[0]), self.assigned(w[1])) else { continue };
             if a == b || mentions(self.src, w[1], &a) || mentions(self.src, w[0], &b) {
@@ -784,7 +812,10 @@ impl Collector<'_> {
             let (ta, tb) = (self.text(w[0]).to_string(), self.text(w[1]).to_string());
             self.push(
                 Kind::Reorder,
-                vec![Edit { range: w[0].byte_range(), text: tb }, Edit { range: w[1].byte_range(), text: ta }],
+                vec![
+                    Edit { range: w[0].byte_range(), text: tb },
+                    Edit { range: w[1].byte_range(), text: ta },
+                ],
             );
         }
     }
@@ -840,7 +871,8 @@ impl Collector<'_> {
 
 /// Some identifier in `n` is `name`.
 fn mentions(src: &str, n: Node, name: &str) -> bool {
-    (n.kind() == "identifier" && &src[n.byte_range()] == name) || kids(n).into_iter().any(|k| mentions(src, k, name))
+    (n.kind() == "identifier" && &src[n.byte_range()] == name)
+        || kids(n).into_iter().any(|k| mentions(src, k, name))
 }
 
 /// A patch set for ground truth over `source`, as repair tools make them:
@@ -876,7 +908,8 @@ fn generate_truth_set(source: &str, seed: u64, size: Option<usize>) -> Vec<Strin
         } else {
             let mut chosen: Vec<&Mutation> = Vec::new();
             for _ in 0..rng.random_range(1..=2) {
-                let m = if rng.random_bool(0.75) { pool.choose(&mut rng).copied() } else { all.choose(&mut rng) };
+                let m =
+                    if rng.random_bool(0.75) { pool.choose(&mut rng).copied() } else { all.choose(&mut rng) };
                 if let Some(m) = m
                     && !chosen.iter().any(|c| c.overlaps(m))
                 {
@@ -901,7 +934,11 @@ fn rewrite(text: &str, orig: &str, rng: &mut ChaCha8Rng) -> String {
         let changed = prefix..text.len().saturating_sub(suffix).max(prefix + 1);
         let near: Vec<&Mutation> = all
             .iter()
-            .filter(|m| m.edits.iter().any(|e| e.range.start < changed.end && changed.start < e.range.end.max(e.range.start + 1)))
+            .filter(|m| {
+                m.edits.iter().any(|e| {
+                    e.range.start < changed.end && changed.start < e.range.end.max(e.range.start + 1)
+                })
+            })
             .collect();
         let m = if !near.is_empty() && text != orig && rng.random_bool(0.6) {
             near.choose(rng).copied()
@@ -918,8 +955,10 @@ fn rewrite(text: &str, orig: &str, rng: &mut ChaCha8Rng) -> String {
 /// Every input of `inputs`' domains, as tests (the cartesian product, the
 /// last integer varying fastest).
 pub fn domain(inputs: &[Input]) -> Vec<KTest> {
-    let slots: Vec<(usize, Vec<i64>)> =
-        inputs.iter().flat_map(|i| std::iter::repeat_n((i.width, i.domain.values(i.width)), i.count)).collect();
+    let slots: Vec<(usize, Vec<i64>)> = inputs
+        .iter()
+        .flat_map(|i| std::iter::repeat_n((i.width, i.domain.values(i.width)), i.count))
+        .collect();
     let mut tests = Vec::new();
     let mut index = vec![0usize; slots.len()];
     loop {

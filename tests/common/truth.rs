@@ -24,7 +24,7 @@ use super::{NativeOutcome, native_outcomes, partition};
 pub const SEED: u64 = 40_000;
 
 /// The number of sets `benches/truth.rs` runs by default.
-pub const CORPUS: usize = 110;
+pub const CORPUS: usize = 128;
 
 pub struct PatchSet {
     /// `base#i`.
@@ -60,7 +60,9 @@ pub fn large_set(size: usize) -> PatchSet {
 pub fn benchmark_sets() -> Vec<PatchSet> {
     let bases = TRUTH_BASES.len();
     let mut sets: Vec<PatchSet> = (0..bases)
-        .map(|b| (0..4).map(|k| patch_set(b + k * bases)).max_by_key(|s| s.revisions.len()).expect("four sets"))
+        .map(|b| {
+            (0..4).map(|k| patch_set(b + k * bases)).max_by_key(|s| s.revisions.len()).expect("four sets")
+        })
         .collect();
     sets.push(large_set(25));
     sets
@@ -131,7 +133,8 @@ impl Truth {
         let mut rarest = None;
         for (i, &a) in reps.iter().enumerate() {
             for &b in &reps[i + 1..] {
-                let n = (0..self.domain.len()).filter(|&t| self.outcomes[a][t] != self.outcomes[b][t]).count();
+                let n =
+                    (0..self.domain.len()).filter(|&t| self.outcomes[a][t] != self.outcomes[b][t]).count();
                 rarest = Some(rarest.map_or(n, |r: usize| r.min(n)));
             }
         }
@@ -208,7 +211,8 @@ pub fn tests_in_domain(report: &Report, domain: &[KTest]) -> bool {
         domain.iter().any(|d| {
             d.objects.len() == t.inputs.len()
                 && d.objects.iter().zip(&t.inputs).all(|(o, i)| {
-                    o.name == i.name && o.bytes.iter().map(|b| format!("{b:02x}")).collect::<String>() == i.hex
+                    o.name == i.name
+                        && o.bytes.iter().map(|b| format!("{b:02x}")).collect::<String>() == i.hex
                 })
         })
     })
@@ -270,7 +274,12 @@ pub struct Exploration {
 /// Explores the meta program with `cfg` (revisions and search set as
 /// `diff-patches` sets them), with the differentiator as halt observer when
 /// `differentiate`, writing its tests under `dir`.
-pub fn explore_meta(meta: &Meta, mut cfg: psychic::exec::ExecConfig, differentiate: bool, dir: &Path) -> Exploration {
+pub fn explore_meta(
+    meta: &Meta,
+    mut cfg: psychic::exec::ExecConfig,
+    differentiate: bool,
+    dir: &Path,
+) -> Exploration {
     use psychic::diff::{DiffConfig, Differentiator};
     cfg.revisions = Some(meta.revisions as u32);
     cfg.keep_paths = false;
