@@ -1,12 +1,16 @@
-//! Engine throughput: instructions per second on a concrete-heavy loop,
-//! paths per second on a branching program, and the solver's query counts
-//! and cache hit rates. Prints a table; `cargo bench --bench engine`.
+//! Engine throughput, in one table: instructions per second on a
+//! concrete-heavy loop, paths per second on branching programs (with and
+//! without writing a test per path, as `psychic run` does), and the
+//! solver's query counts and cache hit rates (`qcache`: query cache, `cex`:
+//! counterexample cache, `z3`: calls that reached Z3).
+//! `cargo bench --bench engine`.
 
 use std::time::Instant;
 
 use psychic::compile::Toolchain;
 use psychic::exec::{ExecConfig, Executor, SearchKind};
 use psychic::ir::Module;
+use psychic::run;
 
 const CONCRETE: &str = r#"
 #include <stdio.h>
@@ -60,70 +64,96 @@ fn build(tc: &Toolchain, dir: &std::path::Path, name: &str, src: &str, opt2: boo
     Module::load(&bc).unwrap()
 }
 
+/// One row of the table.
+struct Row {
+    name: String,
+    instructions: u64,
+    paths: u64,
+    secs: f64,
+    solver: psychic::solver::SolverStats,
+}
+
+fn print_header() {
+    println!(
+        "{:<30} {:>12} {:>7} {:>8} {:>10} {:>9} {:>8} {:>7} {:>7} {:>7}",
+        "benchmark",
+        "instructions",
+        "paths",
+        "seconds",
+        "instr/s",
+        "paths/s",
+        "queries",
+        "qcache",
+        "cex",
+        "z3"
+    );
+}
+
+fn print_row(r: &Row) {
+    let rate = |c: psychic::solver::CacheStats| {
+        if c.lookups == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0}%", 100.0 * c.hits as f64 / c.lookups as f64)
+        }
+    };
+    println!(
+        "{:<30} {:>12} {:>7} {:>8.3} {:>9.1}M {:>9.0} {:>8} {:>7} {:>7} {:>7}",
+        r.name,
+        r.instructions,
+        r.paths,
+        r.secs,
+        r.instructions as f64 / r.secs / 1e6,
+        r.paths as f64 / r.secs,
+        r.solver.queries,
+        rate(r.solver.query_cache),
+        rate(r.solver.cex_cache),
+        r.solver.z3_calls()
+    );
+}
+
+fn explore(name: String, m: &Module, search: SearchKind) -> Row {
+    let t = Instant::now();
+    let s = Executor::new(m, ExecConfig { search, ..ExecConfig::default() }).unwrap().run();
+    let secs = t.elapsed().as_secs_f64();
+    Row { name, instructions: s.stats.instructions, paths: s.paths.len() as u64, secs, solver: s.solver }
+}
+
+/// As `psychic run` does it: paths are not kept, each becomes a test in an
+/// output directory as it halts (a model per path, ktest, outputs, index).
+fn explore_with_tests(name: String, m: &Module) -> Row {
+    let dir = tempfile::tempdir().unwrap();
+    let opts =
+        run::Options { dir: dir.path().to_path_buf(), ktest_args: vec!["regexp".into()], progress: false };
+    let mut writer = run::TestWriter::new(opts).unwrap();
+    let t = Instant::now();
+    let s = {
+        let mut ex = Executor::new(m, ExecConfig { keep_paths: false, ..ExecConfig::default() }).unwrap();
+        ex.set_observer(Box::new(&mut writer));
+        ex.run()
+    };
+    let secs = t.elapsed().as_secs_f64();
+    let paths = run::klee_completed(&s.stats) + run::klee_partial(&s.stats);
+    Row { name, instructions: s.stats.instructions, paths, secs, solver: s.solver }
+}
+
 fn main() {
     let tc = Toolchain::discover().expect("clang 19");
     let dir = tempfile::tempdir().unwrap();
-    println!("{:<34} {:>12} {:>10} {:>14}", "benchmark", "instructions", "seconds", "rate");
+    print_header();
     for opt2 in [false, true] {
         let m = build(&tc, dir.path(), if opt2 { "concrete-O2" } else { "concrete" }, CONCRETE, opt2);
-        let t = Instant::now();
-        let s = Executor::new(&m, ExecConfig::default()).unwrap().run();
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{:<34} {:>12} {:>10.3} {:>10.1} M/s",
-            format!("concrete loop {}", if opt2 { "-O2" } else { "-O0" }),
-            s.stats.instructions,
-            secs,
-            s.stats.instructions as f64 / secs / 1e6
-        );
+        let level = if opt2 { "-O2" } else { "-O0" };
+        print_row(&explore(format!("concrete loop {level}"), &m, SearchKind::Default));
     }
     let regexp = REGEXP.replace("#define SIZE 4", "#define SIZE 7");
     let m = build(&tc, dir.path(), "regexp", &regexp, false);
     for search in [SearchKind::Dfs, SearchKind::Default] {
-        let t = Instant::now();
-        let s = Executor::new(&m, ExecConfig { search, ..ExecConfig::default() }).unwrap().run();
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{:<34} {:>12} {:>10.3} {:>8.0} paths/s",
-            format!("regexp[7], {} paths, {search:?}", s.paths.len()),
-            s.stats.instructions,
-            secs,
-            s.paths.len() as f64 / secs
-        );
-        let q = &s.solver;
-        println!(
-            "  queries {}, query-cache hits {}/{}, cex-cache hits {}/{}, z3 calls {} ({:?})",
-            q.queries,
-            q.query_cache.hits,
-            q.query_cache.lookups,
-            q.cex_cache.hits,
-            q.cex_cache.lookups,
-            q.z3_calls(),
-            q.z3_time()
-        );
+        print_row(&explore(format!("regexp[7] {search:?}"), &m, search));
     }
+    print_row(&explore_with_tests("regexp[7] Default, with tests".into(), &m));
     let m = build(&tc, dir.path(), "branching", BRANCHING, false);
     for search in [SearchKind::Dfs, SearchKind::Default] {
-        let t = Instant::now();
-        let s = Executor::new(&m, ExecConfig { search, ..ExecConfig::default() }).unwrap().run();
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{:<34} {:>12} {:>10.3} {:>8.0} paths/s",
-            format!("branching, {} paths, {search:?}", s.paths.len()),
-            s.stats.instructions,
-            secs,
-            s.paths.len() as f64 / secs
-        );
-        let q = &s.solver;
-        println!(
-            "  queries {}, query-cache hits {}/{}, cex-cache hits {}/{}, z3 calls {} ({:?})",
-            q.queries,
-            q.query_cache.hits,
-            q.query_cache.lookups,
-            q.cex_cache.hits,
-            q.cex_cache.lookups,
-            q.z3_calls(),
-            q.z3_time()
-        );
+        print_row(&explore(format!("branching {search:?}"), &m, search));
     }
 }

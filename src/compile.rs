@@ -106,6 +106,43 @@ impl Toolchain {
         Ok(out)
     }
 
+    /// The libc model's bitcode from psychic's cache, compiled into it the
+    /// first time a version of the model is used with this clang; compiled
+    /// into `scratch` when there is no usable cache. The cache is
+    /// `$PSYCHIC_CACHE_DIR`, else `$XDG_CACHE_HOME/psychic`, else
+    /// `~/.cache/psychic`; entries are never changed once written (a new
+    /// model or clang gets a new entry).
+    pub fn libc_model_cached(&self, scratch: &Path) -> Result<Vec<PathBuf>, CompileError> {
+        if let Some(files) = cache_dir().and_then(|dir| self.cached_model(&dir)) {
+            return Ok(files);
+        }
+        self.libc_model_bitcode(scratch)
+    }
+
+    fn cached_model(&self, cache: &Path) -> Option<Vec<PathBuf>> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        (runtime::LIBC_MODEL, env!("CARGO_PKG_VERSION"), &self.clang).hash(&mut h);
+        let entry = cache.join(format!("libc-{:016x}", h.finish()));
+        let read = |entry: &Path| -> Option<Vec<PathBuf>> {
+            let names = std::fs::read_to_string(entry.join(MANIFEST)).ok()?;
+            Some(names.lines().map(|n| entry.join(n)).collect())
+        };
+        if let Some(files) = read(&entry) {
+            return Some(files);
+        }
+        // Built aside and renamed into place, so that a reader never sees a
+        // partial entry; another process may win the race, which is fine.
+        std::fs::create_dir_all(cache).ok()?;
+        let tmp = tempfile::Builder::new().prefix(".libc-").tempdir_in(cache).ok()?;
+        let files = self.libc_model_bitcode(tmp.path()).ok()?;
+        let names: Vec<String> =
+            files.iter().filter_map(|f| Some(f.file_name()?.to_string_lossy().into_owned())).collect();
+        std::fs::write(tmp.path().join(MANIFEST), names.join("\n")).ok()?;
+        let _ = std::fs::rename(tmp.keep(), &entry);
+        read(&entry)
+    }
+
     /// clang with psychic's include path and the user's flags.
     fn command(&self, src: &Path) -> Command {
         let mut cmd = Command::new(&self.clang);
@@ -118,6 +155,16 @@ impl Toolchain {
         }
         cmd
     }
+}
+
+/// The file of a cache entry that lists its bitcode files, in link order.
+const MANIFEST: &str = "manifest";
+
+fn cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("PSYCHIC_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("psychic")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache/psychic")))
 }
 
 fn run(mut cmd: Command, src: &Path) -> Result<(), CompileError> {

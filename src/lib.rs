@@ -2,7 +2,8 @@
 //!
 //! The stages, in the order data flows through them (see ARCHITECTURE.md):
 //! `unify` → `compile` (with `runtime`) → `ir` → `exec` (with `expr`, `solver`)
-//! → `diff` (with `replay`) → `cluster` → `report`. `cli` drives them.
+//! → `diff` (with `replay`) → `cluster` → `report`. `cli` drives them;
+//! `run` writes `psychic run`'s tests from what `exec` halts.
 
 pub mod cli;
 pub mod cluster;
@@ -14,6 +15,7 @@ pub mod ir;
 pub mod ktest;
 pub mod replay;
 pub mod report;
+pub mod run;
 pub mod runtime;
 pub mod solver;
 pub mod unify;

@@ -273,3 +273,61 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+/// Outputs that only function results show: the revisions print the same,
+/// but p1 changes what scale() returns for v = 3 and p2 what move() leaves
+/// behind its pointer for k = 3.
+#[test]
+fn function_outputs_tell_apart_what_stdout_does_not() {
+    let files: Vec<String> =
+        ["orig.c", "p1.c", "p2.c"].iter().map(|f| fixture(&format!("functions/{f}"))).collect();
+    let (r, dir) = diff_patches(&files, &[]);
+    check_report(&r, dir.path(), 3);
+    assert_eq!(r.clusters, vec![vec![0, 1, 2]], "stdout alone cannot tell them apart");
+
+    let (r, dir) = diff_patches(&files, &["--outputs", "stdout,exit,functions"]);
+    check_report(&r, dir.path(), 3);
+    assert_eq!(r.clusters, vec![vec![0], vec![1], vec![2]]);
+    for t in 0..r.tests.len() {
+        let (v, k) = (input(&r, t, "v"), input(&r, t, "k"));
+        let alone: Vec<&Vec<usize>> = r.tests[t].outcomes.iter().map(|o| &o.revisions).collect();
+        if alone.contains(&&vec![1]) {
+            assert_eq!(v, 3, "scale differs only at v = 3");
+        }
+        if alone.contains(&&vec![2]) {
+            assert_eq!(k, 3, "move differs only for n > 2");
+        }
+        assert!(
+            r.tests[t].outcomes.iter().all(|o| o.annotations.iter().any(|a| a.starts_with("ret!scale ")))
+        );
+    }
+    let meta = std::fs::read_to_string(dir.path().join("out/meta.c")).unwrap();
+    assert!(meta.contains("scale__psychic_body") && meta.contains("\"arg!move!p\""), "{meta}");
+    assert!(!meta.contains("\"arg!move!d\""), "a const pointee is not an output");
+}
+
+/// A seed input leads exploration straight to a patch behind 2^20 paths: with
+/// the same instruction budget, the run without the seed finds nothing.
+#[test]
+fn seeds_reach_a_deep_patch() {
+    let files = vec![fixture("seeding/orig.c"), fixture("seeding/p1.c")];
+    let budget = ["--max-instructions", "200000"];
+    let (r, _dir) = diff_patches(&files, &budget);
+    assert_eq!(r.clusters, vec![vec![0, 1]], "without a seed the budget is too small");
+
+    let seeds = tempfile::tempdir().unwrap();
+    let mut b = vec![b'x'];
+    b.extend([200u8; 6]);
+    b.extend([0u8; 13]);
+    KTest { objects: vec![Object { name: "b".into(), bytes: b }], ..Default::default() }
+        .write(&seeds.path().join("seed.ktest"))
+        .unwrap();
+    let seed_dir = seeds.path().display().to_string();
+    let mut args = budget.to_vec();
+    args.extend(["--seed-dir", &seed_dir]);
+    let (r, dir) = diff_patches(&files, &args);
+    check_report(&r, dir.path(), 2);
+    assert_eq!(r.clusters, vec![vec![0], vec![1]]);
+    let b = &r.tests[0].inputs[0].hex;
+    assert!(b.starts_with("78"), "the test follows the seed into the patch: b = {b}");
+}

@@ -1,6 +1,7 @@
 //! `psychic diff-patches`: unify, compile, explore with the differentiator,
 //! cluster, report — the whole pipeline in one command.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,13 +13,14 @@ use clap::Args;
 
 use super::exec_args::ExecArgs;
 use super::outdir;
+use super::progress::{Progress, Tracked};
 use crate::cluster::{self, SearchBudget};
 use crate::compile::{NativeOptions, Toolchain};
 use crate::diff::confirm::OutputSelection;
 use crate::diff::{ConfirmedTest, DiffConfig, Differentiator};
 use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
-use crate::report::{self, Report};
+use crate::report::{self, Report, diagnostics};
 use crate::unify;
 
 /// Find inputs on which candidate patches behave differently, cluster the
@@ -30,13 +32,26 @@ then diffs).
 Results go to the output directory:
   report.json       revisions, clusters, tests with inputs and outcomes, decision tree, stats
   report.txt        the summary printed on the terminal
+  report.html       the same as a page: the decision tree, clusters, tests side by side, the
+                    meta program with its sites
   tree.dot          the decision tree for Graphviz
   tests/*.ktest     the confirmed differential tests (KLEE ktest v3)
   meta.c            the meta program (also meta.bc and the native build meta.native)
+  meta.map.json     its source map: sites, variants and where they are in each revision's file
+
+Diagnostics (--diagnostics gcc, the default when stderr is a terminal) go to stderr, one warning
+per test and outcome class that differs from the original's, with notes at the meta-branch sites
+of the diverging path in each revision's own file:
+  fix3.c:13:9: warning: revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70: stdout \"F\\n\" vs \"C\\n\" [psychic]
+  fix3.c:13:9: note: revision 3 runs this code at site 3 (condition in grade); no other revision has it
+
+Exit status: 0 on success, 1 with --fail-on-diff when the revisions do not all behave alike,
+2 on a usage or input error.
 
 Examples:
   psychic diff-patches orig.c fix1.c fix2.c fix3.c
   psychic diff-patches orig.c --diff a.diff --diff b.diff --max-time 60 --output-dir out
+  psychic diff-patches orig.c fix*.c --diagnostics gcc --sarif psychic.sarif --fail-on-diff
   psychic replay out/meta.native out/tests/test000001.ktest --revision 2")]
 pub struct DiffPatchesArgs {
     /// The original program: revision 0.
@@ -50,7 +65,10 @@ pub struct DiffPatchesArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     output_dir: Option<PathBuf>,
     /// The behaviour compared between revisions, a comma-separated list of:
-    /// stdout, stderr, exit (status and crashes), annotations (psychic_output).
+    /// stdout, stderr, exit (status and crashes), annotations (psychic_output),
+    /// functions (the return value of every function whose body differs
+    /// between revisions, and what it leaves behind its non-const pointer
+    /// parameters, recorded at each return as `ret!NAME` and `arg!NAME!PARAM`).
     #[arg(long, value_delimiter = ',', default_value = "stdout,exit,annotations")]
     outputs: Vec<OutputKind>,
     /// Replay natively without AddressSanitizer (memory errors may then pass
@@ -63,9 +81,21 @@ pub struct DiffPatchesArgs {
     /// Native replays at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
-    /// Print nothing but errors.
+    /// Print nothing but errors (and diagnostics asked for with --diagnostics gcc):
+    /// no summary, no progress line.
     #[arg(long, short)]
     quiet: bool,
+    /// Compiler-style diagnostics on stderr: `auto` is `gcc` when stderr is a
+    /// terminal (and not --quiet), `none` otherwise.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Diagnostics::Auto)]
+    diagnostics: Diagnostics,
+    /// Also write the diagnostics as SARIF 2.1.0, for code-scanning tools.
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Exit with status 1 when the revisions do not all behave alike (more
+    /// than one cluster).
+    #[arg(long)]
+    fail_on_diff: bool,
     #[command(flatten)]
     exec: ExecArgs,
     /// Extra flags for clang, after `--` (e.g. -DNDEBUG -Iinclude).
@@ -74,11 +104,24 @@ pub struct DiffPatchesArgs {
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum Diagnostics {
+    Auto,
+    /// `FILE:LINE:COL: warning: ...` and `note:` lines, as gcc prints them.
+    Gcc,
+    #[value(name = "none")]
+    Off,
+}
+
+/// Exit status of a run whose revisions differ, with --fail-on-diff.
+const EXIT_DIFFERENT: u8 = 1;
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum OutputKind {
     Stdout,
     Stderr,
     Exit,
     Annotations,
+    Functions,
 }
 
 fn selection(kinds: &[OutputKind]) -> OutputSelection {
@@ -86,20 +129,30 @@ fn selection(kinds: &[OutputKind]) -> OutputSelection {
         stdout: kinds.contains(&OutputKind::Stdout),
         stderr: kinds.contains(&OutputKind::Stderr),
         exit: kinds.contains(&OutputKind::Exit),
-        annotations: kinds.contains(&OutputKind::Annotations),
+        // Function outputs are recorded as annotations.
+        annotations: kinds.contains(&OutputKind::Annotations) || kinds.contains(&OutputKind::Functions),
     }
 }
 
 pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let mut times = report::StageTimes::default();
+    if let Some(p) = &a.sarif {
+        check_writable(p)?;
+    }
+    let mut progress = Progress::on_stderr(!a.quiet);
 
+    progress.stage("unify", format!("merging {} revisions", 1 + a.revisions.len() + a.diffs.len()));
     let sources = unify::load(&a.orig, &a.revisions, &a.diffs)?;
     let meta = unify::unify(&sources)?;
     times.unify = start.elapsed().as_secs_f64();
     let n = meta.revisions.len();
 
     let stage = Instant::now();
+    progress.stage(
+        "compile",
+        format!("clang: {n} revisions, then the meta program ({} sites)", meta.sites.len()),
+    );
     let orig_dir =
         a.orig.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     // The meta program lives in the output directory; its quoted includes are
@@ -109,7 +162,8 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
         .with_flags([std::ffi::OsString::from("-I"), orig_dir.into_os_string()]);
     check_revisions_compile(&tc, &sources)?;
     let out = outdir::create(a.output_dir.as_deref())?;
-    let result = explore_and_report(&a, &tc, &meta, n, &out.path, start, &mut times, stage);
+    progress.set_budget(a.exec.max_time.and_then(|s| Duration::try_from_secs_f64(s).ok()));
+    let result = explore_and_report(&a, &tc, &sources, &meta, &out.path, &progress, start, &mut times, stage);
     if result.is_err() {
         out.discard();
     }
@@ -120,15 +174,26 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
 fn explore_and_report(
     a: &DiffPatchesArgs,
     tc: &Toolchain,
+    sources: &[unify::RevisionSource],
     meta: &unify::MetaProgram,
-    n: usize,
     out: &Path,
+    progress: &Progress,
     start: Instant,
     times: &mut report::StageTimes,
     stage: Instant,
 ) -> Result<ExitCode> {
+    let n = meta.revisions.len();
     let meta_c = out.join("meta.c");
-    std::fs::write(&meta_c, &meta.text).with_context(|| format!("writing {}", meta_c.display()))?;
+    let text = if a.outputs.contains(&OutputKind::Functions) {
+        let (text, notes) = unify::instrument::function_outputs(meta);
+        for n in notes {
+            eprintln!("psychic: warning: {n}");
+        }
+        text
+    } else {
+        meta.text.clone()
+    };
+    std::fs::write(&meta_c, &text).with_context(|| format!("writing {}", meta_c.display()))?;
     let meta_bc = out.join("meta.bc");
     let native = out.join("meta.native");
     tc.bitcode(&meta_c, &meta_bc).context(
@@ -164,9 +229,19 @@ fn explore_and_report(
         jobs: a.jobs.max(1),
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, vec!["meta.bc".into()]);
+    progress.stage("explore", "starting");
     let summary = {
         let mut ex = Executor::new(&module, cfg)?;
-        ex.set_observer(Box::new(&mut diff));
+        let tracked = Tracked::new(&mut diff, progress, |d: &&mut Differentiator| {
+            let classes: Vec<Vec<u32>> = d.tests.iter().map(|t| t.classes.clone()).collect();
+            let (tests, clusters) = (d.tests.len(), cluster::clusters(n, &classes).len());
+            format!(
+                "{tests} test{}, {clusters} cluster{}",
+                if tests == 1 { "" } else { "s" },
+                if clusters == 1 { "" } else { "s" }
+            )
+        });
+        ex.set_observer(Box::new(tracked));
         ex.run()
     };
     times.explore = stage.elapsed().as_secs_f64();
@@ -182,6 +257,7 @@ fn explore_and_report(
     }
 
     let stage = Instant::now();
+    progress.stage("cluster", format!("{} tests: clusters and the decision tree", diff.tests.len()));
     let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
     let clusters = cluster::clusters(n, &classes);
     let tree = cluster::decision_tree(&clusters, &classes, SearchBudget::default());
@@ -213,6 +289,7 @@ fn explore_and_report(
                 index: r.index,
                 name: r.name.clone(),
                 path: r.path.display().to_string(),
+                patched: None,
             })
             .collect(),
         tests: diff.tests.iter().map(|t| report_test(t, out)).collect(),
@@ -243,13 +320,72 @@ fn explore_and_report(
     };
     // Decision-tree test ids are indices into the confirmed tests; the report
     // names tests by id.
-    let report = renumber_tree(report, &diff.tests);
-    report.write_files(out).with_context(|| format!("writing the report into {}", out.display()))?;
+    let mut report = renumber_tree(report, &diff.tests);
+    progress.stage("report", format!("writing {}", out.display()));
+    write_patched(&mut report, sources, out)?;
+    report.write_files(out, meta).with_context(|| format!("writing the report into {}", out.display()))?;
+    let files = report.files(out);
+    let findings = diagnostics::findings(&report, meta, &files);
+    if let Some(path) = &a.sarif {
+        let cwd = std::env::current_dir().context("reading the current directory")?;
+        let log = report::sarif::sarif(&report, &findings, &files, &cwd);
+        report::write_atomic(path, log.as_bytes())
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    progress.finish();
+    let on_terminal = std::io::stderr().is_terminal();
+    let gcc = match a.diagnostics {
+        Diagnostics::Gcc => true,
+        Diagnostics::Auto => on_terminal && !a.quiet,
+        Diagnostics::Off => false,
+    };
+    if gcc {
+        eprint!("{}", diagnostics::gcc(&findings, on_terminal && console::colors_enabled_stderr()));
+    }
     if !a.quiet {
         print!("{}", report::summary(&report));
         println!("results: {}", out.display());
     }
+    if a.fail_on_diff && report.clusters.len() > 1 {
+        return Ok(ExitCode::from(EXIT_DIFFERENT));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Revisions given as diffs exist only in memory: their patched text goes to
+/// `OUT/revisions/K/NAME`, so that source positions in them can be opened.
+fn write_patched(report: &mut Report, sources: &[unify::RevisionSource], out: &Path) -> Result<()> {
+    for (s, r) in sources.iter().zip(&mut report.revisions) {
+        if on_disk(s) {
+            continue;
+        }
+        let name = sources[0].path.file_name().unwrap_or("revision.c".as_ref());
+        let rel = Path::new("revisions").join(s.index.to_string()).join(name);
+        let path = out.join(&rel);
+        std::fs::create_dir_all(path.parent().expect("has a parent"))
+            .and_then(|()| std::fs::write(&path, &s.text))
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        r.patched = Some(rel.display().to_string());
+    }
+    Ok(())
+}
+
+/// The revision's text is its file's (it was not made by applying a diff).
+fn on_disk(s: &unify::RevisionSource) -> bool {
+    s.path.is_file() && std::fs::read_to_string(&s.path).is_ok_and(|t| t == s.text)
+}
+
+/// Fails early, before any work, if `path` cannot be written later: its
+/// directory must exist.
+fn check_writable(path: &Path) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        bail!("{}: cannot write: no directory {}", path.display(), dir.display());
+    }
+    if path.is_dir() {
+        bail!("{}: is a directory", path.display());
+    }
+    Ok(())
 }
 
 /// The tree refers to tests by their index among the confirmed tests; the
@@ -302,7 +438,7 @@ fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) ->
     for s in sources {
         // Patched text from a diff exists only in memory: check it under the
         // original's file name, so clang's messages read naturally.
-        let file = if s.path.is_file() && std::fs::read_to_string(&s.path).is_ok_and(|t| t == s.text) {
+        let file = if on_disk(s) {
             s.path.clone()
         } else {
             let dir = scratch.path().join(format!("rev{}", s.index));

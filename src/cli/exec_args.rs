@@ -1,10 +1,14 @@
 //! The engine's flags, shared by every command that explores a program.
 
+use std::path::PathBuf;
 use std::time::Duration;
+
+use anyhow::Context;
 
 use clap::{Args, ValueEnum};
 
 use crate::exec::{ExecConfig, ExternalCalls, SearchKind};
+use crate::ktest::KTest;
 
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Exploration")]
@@ -43,6 +47,14 @@ pub struct ExecArgs {
     /// Report shifts by the bit width or more as errors.
     #[arg(long)]
     pub check_overshift: bool,
+    /// Seed inputs: every .ktest file in DIR. Paths that agree with a seed are
+    /// explored first (KLEE's seeding), which reaches code behind deep or
+    /// hard conditions sooner.
+    #[arg(long, value_name = "DIR")]
+    pub seed_dir: Option<PathBuf>,
+    /// A seed input; repeatable.
+    #[arg(long = "seed-file", value_name = "KTEST")]
+    pub seed_files: Vec<PathBuf>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy)]
@@ -86,7 +98,26 @@ impl ExecArgs {
             External::All => ExternalCalls::Native,
         };
         cfg.check_overshift = self.check_overshift;
+        cfg.seeds = self.seeds()?;
         Ok(())
+    }
+
+    fn seeds(&self) -> anyhow::Result<Vec<KTest>> {
+        let mut files = self.seed_files.clone();
+        if let Some(dir) = &self.seed_dir {
+            let entries = std::fs::read_dir(dir)
+                .with_context(|| format!("{}: cannot read the seed directory", dir.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ktest"))
+                .collect();
+            if found.is_empty() {
+                anyhow::bail!("{}: no .ktest files to seed with", dir.display());
+            }
+            found.sort();
+            files.extend(found);
+        }
+        files.iter().map(|f| KTest::read(f).map_err(Into::into)).collect()
     }
 }
 

@@ -1,13 +1,17 @@
 //! The command line: one subcommand per stage a user may want alone, and the
-//! end-to-end `diff-patches`. Errors print as `psychic: error: ...` and exit 2.
+//! end-to-end `diff-patches`. Errors print as `psychic: error: ...` and exit 2,
+//! as clap's own usage errors do.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod completions;
 mod diff_patches;
 mod exec_args;
 mod outdir;
+pub mod progress;
+mod run;
 mod tools;
 mod unify;
 
@@ -22,7 +26,15 @@ pub const EXIT_ERROR: u8 = 2;
     long_about = "psychic merges an original C program and its candidate patches into one meta \
 program, explores it symbolically, and finds inputs on which the revisions behave differently. \
 It groups the revisions into clusters of identical behaviour and builds a small decision tree of \
-tests that tells the clusters apart."
+tests that tells the clusters apart.",
+    after_help = "Examples:
+  psychic diff-patches orig.c fix1.c fix2.c fix3.c     # the whole pipeline
+  psychic unify orig.c fix1.c fix2.c -o meta.c        # the meta program only
+  psychic help diff-patches                           # every command has --help with examples
+
+Exit status: 0 on success; 1 when `diff-patches --fail-on-diff` finds revisions that behave
+differently; 2 on a usage or input error (the message says which, with file:line:col where there
+is one)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -31,21 +43,33 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Run(run::RunArgs),
     DiffPatches(diff_patches::DiffPatchesArgs),
     Compile(tools::CompileArgs),
     Replay(tools::ReplayArgs),
     Show(tools::ShowArgs),
     Unify(unify::UnifyArgs),
+    Completions(completions::CompletionsArgs),
+}
+
+/// The command-line interface, for completions and tests.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 pub fn main() -> ExitCode {
+    // Engine bugs end one path (exec catches them); this says what happened
+    // in one line instead of a backtrace, wherever a panic comes from.
+    std::panic::set_hook(Box::new(|info| eprintln!("psychic: internal error (please report it): {info}")));
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(a) => run::run(a),
         Command::DiffPatches(a) => diff_patches::diff_patches(a),
         Command::Compile(a) => tools::compile(a),
         Command::Replay(a) => tools::replay(a),
         Command::Show(a) => tools::show(a),
         Command::Unify(a) => unify::unify(a),
+        Command::Completions(a) => completions::completions(a),
     };
     match result {
         Ok(code) => code,

@@ -99,7 +99,9 @@ pub fn replay(a: ReplayArgs) -> Result<ExitCode> {
 
 /// Print a .ktest file, as KLEE's ktest-tool does.
 #[derive(Args)]
-#[command(after_help = "Example:\n  psychic show psychic-last/test000001.ktest")]
+#[command(
+    after_help = "Examples:\n  psychic show psychic-last/test000001.ktest\n  psychic show out/tests/*.ktest"
+)]
 pub struct ShowArgs {
     /// The .ktest files.
     #[arg(required = true)]

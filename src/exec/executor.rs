@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use crate::expr::fold::mask;
-use crate::expr::{ExprId, ExprPool};
+use crate::expr::{Assignment, ExprId, ExprPool};
 use crate::ir::{
     BinOp, Callee, CastOp, Const, Edge, FuncId, Inst, Intrinsic, Module, NO_REG, Op, Operand, Reg, TyId,
     TypeKind,
@@ -13,13 +13,16 @@ use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
 use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::revset::RevSet;
-use super::searcher::{ProcessTree, SearchView, Searcher, StateId};
+use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
 use super::slab::Slab;
 use super::special::Handler;
-use super::state::{ErrorKind, ExecutionState, Frame, HaltedPath, Termination, VarArgs};
+use super::state::{
+    ErrorKind, ExecutionState, Frame, HaltedPath, Location, StackFrame, Termination, VarArgs,
+};
 use super::value::{self, Byte, DivError, Value};
 use super::{
-    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, RunSummary,
+    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, PROGRESS_INTERVAL,
+    Progress, RunSummary,
 };
 
 /// Instructions a state runs before the searcher chooses again.
@@ -80,6 +83,8 @@ pub struct Executor<'m> {
     /// Set when building a value met something unsupported (symbolic bytes
     /// of an integer wider than 128 bits); the instruction then fails.
     unhandled: Option<String>,
+    /// The input bytes of each seed, bound as the paths create the inputs.
+    pub(super) seed_values: Vec<Assignment>,
 }
 
 impl<'m> Executor<'m> {
@@ -102,7 +107,11 @@ impl<'m> Executor<'m> {
             total_blocks: m.funcs.iter().filter_map(|f| f.body.as_ref()).map(|b| b.blocks.len() as u64).sum(),
             ..ExecStats::default()
         };
-        let searcher = cfg.search.build(cfg.seed);
+        let mut searcher = cfg.search.build(cfg.seed);
+        if !cfg.seeds.is_empty() {
+            searcher = Box::new(SeedsFirst::new(searcher));
+        }
+        let seed_values = vec![Assignment::new(); cfg.seeds.len()];
         Ok(Executor {
             m,
             pool: ExprPool::new(),
@@ -125,6 +134,7 @@ impl<'m> Executor<'m> {
             entry,
             std_streams: [None; 3],
             unhandled: None,
+            seed_values,
         })
     }
 
@@ -150,7 +160,20 @@ impl<'m> Executor<'m> {
         self.state_mut(id).ptree_node = leaf;
         self.update_searcher(None, &[id], &[]);
         let mut steps = 0u64;
+        let mut last_progress = start;
         while !self.searcher.is_empty() {
+            if let Some(obs) = self.observer.as_mut()
+                && last_progress.elapsed() >= PROGRESS_INTERVAL
+            {
+                last_progress = Instant::now();
+                self.stats.elapsed = start.elapsed();
+                let p = Progress {
+                    stats: &self.stats,
+                    solver: self.solver.stats(),
+                    live_states: self.states.len(),
+                };
+                obs.on_progress(&p);
+            }
             if let Some(reason) = self.limit_reached(start, steps) {
                 self.stop = Some(reason.clone());
                 self.end_all(&reason);
@@ -162,12 +185,31 @@ impl<'m> Executor<'m> {
                 self.searcher.select(&view)
             };
             let mut st = self.slot(sid).take().expect("searcher selected a live state");
-            let halted = self.run_state(&mut st);
+            // A bug in the engine must not take the whole run down: the state
+            // that hit it ends with an internal error, the others go on.
+            let halted = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.run_state(&mut st)
+            })) {
+                Ok(h) => h,
+                Err(panic) => {
+                    self.forked.clear();
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("unknown");
+                    let message = format!("internal error in psychic's engine (please report it): {what}");
+                    self.warn(message.clone());
+                    Some(self.error_termination(&st, ErrorKind::Exec, message))
+                }
+            };
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
-            for c in children {
+            for mut c in children {
+                self.follow_seeds(&mut c);
                 added.push(self.insert_state(c));
             }
+            self.follow_seeds(&mut st);
             if !added.is_empty() {
                 let leaves = self.ptree.split(st.ptree_node, sid, &added);
                 st.ptree_node = leaves[0];
@@ -237,6 +279,17 @@ impl<'m> Executor<'m> {
         self.update_searcher(None, &[], &ids);
     }
 
+    /// Keeps the seeds that satisfy the constraints added since the last
+    /// check: evaluation under each seed's bytes, no solver.
+    fn follow_seeds(&self, st: &mut ExecutionState) {
+        if st.seeds.is_empty() {
+            return;
+        }
+        let new = &st.constraints[st.seeds_checked.min(st.constraints.len())..];
+        st.seeds.retain(|&s| new.iter().all(|&c| self.pool.eval(c, &self.seed_values[s as usize]) != 0));
+        st.seeds_checked = st.constraints.len();
+    }
+
     fn insert_state(&mut self, st: ExecutionState) -> StateId {
         self.stats.states_created += 1;
         self.states.insert(Some(Box::new(st)))
@@ -274,6 +327,7 @@ impl<'m> Executor<'m> {
             mem.insert_fixed(g.addr, g.size, ObjKind::Global, bytes, g.constant);
         }
         let mut st = ExecutionState::new(RevSet::all(self.num_revisions), mem);
+        st.seeds = (0..self.cfg.seeds.len() as u32).collect();
         // The standard streams: the FILE objects the globals point to (the
         // libc model's, or objects made here for glibc's extern ones).
         for (i, name) in ["stdin", "stdout", "stderr"].iter().enumerate() {
@@ -400,11 +454,26 @@ impl<'m> Executor<'m> {
         kind: ErrorKind,
         message: String,
     ) -> Termination {
-        let f = st.frame();
-        let body = self.m.func(f.func).body.as_ref().expect("defined");
-        let location = self.m.loc_text(body.locs.get(f.pc as usize).copied().flatten());
-        let stack = st.stack.iter().rev().map(|f| self.m.func(f.func).name.clone()).collect();
+        // A caller's pc is already past its call instruction.
+        let stack: Vec<StackFrame> = st
+            .stack
+            .iter()
+            .rev()
+            .enumerate()
+            .map(|(i, f)| StackFrame {
+                function: self.m.func(f.func).name.clone(),
+                location: self.location(f.func, if i == 0 { f.pc } else { f.pc.saturating_sub(1) }),
+            })
+            .collect();
+        let location = stack.first().and_then(|f| f.location.clone());
         Termination::Error { kind, message, location, stack }
+    }
+
+    /// The source position of instruction `pc` of `func`, from debug info.
+    fn location(&self, func: FuncId, pc: u32) -> Option<Location> {
+        let body = self.m.func(func).body.as_ref()?;
+        let l = body.locs.get(pc as usize).copied().flatten()?;
+        Some(Location { file: self.m.files[l.file.index()].clone(), line: l.line, col: l.col })
     }
 
     pub(super) fn solver_error(&self, st: &ExecutionState, e: SolverError) -> Stop {
@@ -423,6 +492,9 @@ impl<'m> Executor<'m> {
             let body = m.funcs[f.func.index()].body.as_ref().expect("defined");
             let inst = &body.insts[f.pc as usize];
             n += 1;
+            // Counted before it runs, so that states forked off by it (and
+            // error paths) include it and what this quantum ran before it.
+            st.instructions += 1;
             match self.exec(st, inst) {
                 Ok(()) => {}
                 Err(Stop::Restart) => break,
@@ -435,7 +507,6 @@ impl<'m> Executor<'m> {
                 break;
             }
         }
-        st.instructions += n;
         st.since_new_cover += n;
         self.stats.instructions += n;
         out
@@ -532,9 +603,9 @@ impl<'m> Executor<'m> {
                     Ok(Value::Int(value::fcmp(*pred, *kind, x, y) as u128))
                 })?
             }
-            Op::Select { cond, t, f } => {
+            Op::Select { cond, t, f, width } => {
                 let (c, t, f) = (self.val(st, *cond), self.val(st, *t), self.val(st, *f));
-                self.select(st, &c, &t, &f)?
+                self.select(st, &c, &t, &f, *width)?
             }
             Op::Cast { op, from, to, a } if *from > 128 || *to > 128 => {
                 let a = self.val(st, *a);
@@ -815,7 +886,7 @@ impl<'m> Executor<'m> {
     }
 
     /// A float operand: symbolic floats are concretised (with a warning).
-    fn concrete_float(&mut self, st: &mut ExecutionState, v: &Value) -> Res<u128> {
+    pub(super) fn concrete_float(&mut self, st: &mut ExecutionState, v: &Value) -> Res<u128> {
         match v {
             Value::Int(x) => Ok(*x),
             Value::Sym(e) => {
@@ -876,7 +947,7 @@ impl<'m> Executor<'m> {
         }
     }
 
-    fn select(&mut self, st: &mut ExecutionState, c: &Value, t: &Value, f: &Value) -> Res<Value> {
+    fn select(&mut self, st: &mut ExecutionState, c: &Value, t: &Value, f: &Value, width: u32) -> Res<Value> {
         match c {
             Value::Int(x) => Ok(if *x & 1 != 0 { t.clone() } else { f.clone() }),
             Value::Wide(_) => Ok(t.clone()),
@@ -887,7 +958,7 @@ impl<'m> Executor<'m> {
                 };
                 let mut out = Vec::with_capacity(cs.len());
                 for ((c, t), f) in cs.iter().zip(ts.iter()).zip(fs.iter()) {
-                    out.push(self.select(st, c, t, f)?);
+                    out.push(self.select(st, c, t, f, width)?);
                 }
                 Ok(Value::Agg(out.into()))
             }
@@ -899,24 +970,33 @@ impl<'m> Executor<'m> {
                 if matches!(t, Value::Wide(_)) || matches!(f, Value::Wide(_)) {
                     return Err(self.wide_symbolic(st));
                 }
-                self.ite(e, t, f)
+                self.ite(e, t, f, width)
             }
         }
     }
 
-    fn ite(&mut self, c: ExprId, t: &Value, f: &Value) -> Res<Value> {
+    /// `c ? t : f` as a value; `width` is that of two constant arms.
+    fn ite(&mut self, c: ExprId, t: &Value, f: &Value, width: u32) -> Res<Value> {
         Ok(match (t, f) {
             (Value::Agg(ts), Value::Agg(fs)) => {
                 let mut out = Vec::with_capacity(ts.len());
                 for (x, y) in ts.iter().zip(fs.iter()) {
-                    out.push(self.ite(c, x, y)?);
+                    out.push(self.ite(c, x, y, width)?);
                 }
                 Value::Agg(out.into())
             }
             _ => {
                 let w = match (t, f) {
                     (Value::Sym(e), _) | (_, Value::Sym(e)) => self.pool.width(*e),
-                    _ => 64,
+                    _ if width > 0 => width,
+                    _ => {
+                        return Err(Stop::Halt(Box::new(Termination::Error {
+                            kind: ErrorKind::Unhandled,
+                            message: "a symbolic choice between two constant aggregates".into(),
+                            location: None,
+                            stack: Vec::new(),
+                        })));
+                    }
                 };
                 let (x, y) = (self.expr(t, w), self.expr(f, w));
                 let e = self.pool.ite(c, x, y);
@@ -1000,6 +1080,27 @@ impl<'m> Executor<'m> {
             return Err(Stop::Halt(Box::new(Termination::Early { reason: "max-depth exceeded".into() })));
         }
         Ok(self.cfg.max_forks.is_none_or(|n| self.stats.forks < n))
+    }
+
+    /// Makes `cond` hold on this path where it may, and says whether it
+    /// does. Where both sides are feasible, a copy of the state takes the
+    /// other one and runs the current instruction again: for special
+    /// functions that must decide before their side effects.
+    pub(super) fn assume_or_fork(&mut self, st: &mut ExecutionState, cond: ExprId) -> Res<bool> {
+        if let Some(b) = self.decide(st, cond)? {
+            return Ok(b);
+        }
+        if self.may_fork(st)? {
+            let mut other = st.clone();
+            let not = self.pool.bool_not(cond);
+            other.constraints.push(not);
+            other.depth += 1;
+            st.depth += 1;
+            self.stats.forks += 1;
+            self.forked.push(other);
+        }
+        st.constraints.push(cond);
+        Ok(true)
     }
 
     fn cond_br(&mut self, st: &mut ExecutionState, c: &Value, t: &Edge, f: &Edge) -> Res<()> {
@@ -1674,7 +1775,7 @@ impl<'m> Executor<'m> {
                 scratch.frame_mut().pc = body.blocks[b as usize].first.0;
                 for &i in rest {
                     let inst = &body.insts[i];
-                    if let Op::Select { cond, t, f } = &inst.op {
+                    if let Op::Select { cond, t, f, width } = &inst.op {
                         // A select on the revision is an ite here, right for
                         // every revision (`exec` would split the state).
                         let (c, t, f) =
@@ -1683,7 +1784,7 @@ impl<'m> Executor<'m> {
                             return edge;
                         }
                         let c = self.expr(&c, 1);
-                        let Ok(v) = self.ite(c, &t, &f) else { return edge };
+                        let Ok(v) = self.ite(c, &t, &f, *width) else { return edge };
                         Self::set(scratch, inst.dst, v);
                         scratch.frame_mut().pc += 1;
                     } else if self.exec(scratch, inst).is_err() {

@@ -2,7 +2,8 @@
 //! and the instructions), [`ExecutionState`] (one path: frames, constraints,
 //! revision set, memory, outputs), [`memory`] (copy-on-write object memory),
 //! [`searcher`] (state selection), `special` (the KLEE API, `__klee_meta`
-//! and the libc model) and [`printf`] (glibc-exact formatting).
+//! and the libc functions the engine models), `stdio` (output: the printf
+//! family, puts, fwrite) and [`printf`] (glibc-exact formatting).
 //!
 //! Revisions: a state carries the set of revisions that follow it. An
 //! expression that mentions the revision is never sent to the solver: when
@@ -17,6 +18,7 @@ pub mod searcher;
 mod slab;
 mod special;
 pub mod state;
+mod stdio;
 pub mod value;
 
 use std::sync::Arc;
@@ -28,8 +30,8 @@ pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use slab::Slab;
 pub use state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, OutputEvent, Stream, SymbolicObject,
-    Termination,
+    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, Location, OutputEvent, StackFrame, Stream,
+    SymbolicObject, Termination,
 };
 
 use crate::expr::ExprPool;
@@ -84,6 +86,9 @@ pub struct ExecConfig {
     /// only where the revisions' code differs. For measuring the gain of
     /// shared execution.
     pub per_revision_states: bool,
+    /// Seed inputs (KLEE's --seed-dir): states that agree with a seed run
+    /// first, so exploration starts along the seeds' paths.
+    pub seeds: Vec<crate::ktest::KTest>,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -107,6 +112,7 @@ impl Default for ExecConfig {
             keep_paths: true,
             max_stack_frames: 10_000,
             per_revision_states: false,
+            seeds: Vec::new(),
             interrupt: None,
         }
     }
@@ -132,7 +138,8 @@ pub struct ExecStats {
 }
 
 impl ExecStats {
-    /// Paths that ran to an end (exit or error): KLEE's "completed paths".
+    /// Paths that ran to an end (exit or error). KLEE's summary counts only
+    /// exits as completed (see `run`).
     pub fn completed_paths(&self) -> u64 {
         self.paths_exited + self.paths_errored
     }
@@ -156,6 +163,21 @@ pub struct HaltContext<'a> {
 /// tests on the fly here).
 pub trait HaltObserver {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control;
+
+    /// Called about every [`PROGRESS_INTERVAL`] while the run goes on (progress
+    /// lines, periodic statistics).
+    fn on_progress(&mut self, _progress: &Progress<'_>) {}
+}
+
+/// How often [`HaltObserver::on_progress`] is called.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// A snapshot of a run in progress.
+pub struct Progress<'a> {
+    /// `elapsed` is the time since the run started.
+    pub stats: &'a ExecStats,
+    pub solver: &'a SolverStats,
+    pub live_states: usize,
 }
 
 /// Lends an observer to the executor, so the caller reads its results after
@@ -163,6 +185,10 @@ pub trait HaltObserver {
 impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
         (**self).on_halt(path, cx)
+    }
+
+    fn on_progress(&mut self, progress: &Progress<'_>) {
+        (**self).on_progress(progress)
     }
 }
 

@@ -5,7 +5,9 @@
 //! The executor parses the format once, asks [`slots`] which arguments the
 //! conversions consume, reads them (concrete or symbolic), and renders
 //! concrete ones with [`render`]. A structured (symbolic) printf event is
-//! rendered later from a model through the same function.
+//! rendered later from a model through the same function. [`layout`] is the
+//! one implementation of the layout: generic over the byte type, it also
+//! renders `sprintf`'s symbolic text, with digits as expressions (stdio.rs).
 
 /// A parsed piece of a format string.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,14 +44,28 @@ pub enum Slot {
     Ignored,
 }
 
-/// A concrete argument.
+/// An argument as the layout sees it. Concrete arguments are `Int`, `Str`
+/// and `Double`; the symbolic case of `sprintf` passes integers as their
+/// `Digits` and characters as `Char`, in bytes of type `T`, once the length
+/// of their text is known.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Arg {
+pub enum Val<T> {
     Int(u128),
+    /// An integer conversion's digits in its base (most significant first,
+    /// `0` for zero), whether the value is negative, and whether it is zero.
+    Digits {
+        negative: bool,
+        digits: Vec<T>,
+        zero: bool,
+    },
+    Char(T),
     /// `None` is the null pointer.
-    Str(Option<Vec<u8>>),
+    Str(Option<Vec<T>>),
     Double(f64),
 }
+
+/// A concrete argument.
+pub type Arg = Val<u8>;
 
 pub fn parse(fmt: &[u8]) -> Vec<Piece> {
     let mut out = Vec::new();
@@ -137,41 +153,51 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
     out
 }
 
-/// The argument slots the format consumes, in order.
-pub fn slots(pieces: &[Piece]) -> Vec<Slot> {
+/// The argument slots the format consumes, in order, each with the
+/// conversion it is the argument of (`None` for a `*` width or precision).
+pub fn slots(pieces: &[Piece]) -> Vec<(Slot, Option<Spec>)> {
     let mut out = Vec::new();
     for p in pieces {
         let Piece::Conv(s) = p else { continue };
         if s.width == Some(None) {
-            out.push(Slot::Int(32));
+            out.push((Slot::Int(32), None));
         }
         if s.precision == Some(None) {
-            out.push(Slot::Int(32));
+            out.push((Slot::Int(32), None));
         }
-        out.push(match s.conv {
+        let slot = match s.conv {
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => Slot::Int(s.int_bits),
             b'c' => Slot::Int(32),
             b'p' => Slot::Int(64),
             b's' => Slot::Str,
             b'n' => Slot::Ignored,
             _ => Slot::Double,
-        });
+        };
+        out.push((slot, Some(*s)));
     }
     out
 }
 
-/// Renders a parsed format with one argument per slot.
+/// Renders a parsed format with one concrete argument per slot.
 pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
+    layout(pieces, args)
+}
+
+/// Lays out a parsed format with one argument per slot: the literal text,
+/// and each conversion's field padded to its width. Widths and precisions
+/// taken from arguments (`*`) are concrete `Int`s.
+pub fn layout<T: Clone + From<u8>>(pieces: &[Piece], args: &[Val<T>]) -> Vec<T> {
+    let ascii = |t: &[u8]| t.iter().map(|&b| T::from(b)).collect::<Vec<T>>();
     let mut out = Vec::new();
     let mut args = args.iter();
-    let next_int = |args: &mut std::slice::Iter<Arg>| match args.next() {
-        Some(Arg::Int(v)) => *v,
+    let next_int = |args: &mut std::slice::Iter<Val<T>>| match args.next() {
+        Some(Val::Int(v)) => *v,
         _ => 0,
     };
     for p in pieces {
         let s = match p {
             Piece::Lit(l) => {
-                out.extend_from_slice(l);
+                out.extend(ascii(l));
                 continue;
             }
             Piece::Conv(s) => s,
@@ -197,103 +223,124 @@ pub fn render(pieces: &[Piece], args: &[Arg]) -> Vec<u8> {
             }
             None => None,
         };
-        let arg = args.next().cloned().unwrap_or(Arg::Int(0));
-        let body = match (s.conv, arg) {
-            (b'd' | b'i', Arg::Int(v)) => {
-                let v = sign_extend(v, s.int_bits);
-                int_body(sign(v < 0, s), "", v.unsigned_abs().to_string(), precision)
+        let arg = args.next().cloned().unwrap_or(Val::Int(0));
+        let text = |t: &[u8]| Field { sign: Vec::new(), digits: ascii(t), numeric: false };
+        let field = match (s.conv, arg) {
+            (b'd' | b'i' | b'u' | b'x' | b'X' | b'o', Val::Int(v)) => {
+                let (negative, digits) = int_digits(s, v);
+                int_field(s, precision, negative, ascii(&digits), digits == b"0")
             }
-            (b'u', Arg::Int(v)) => int_body("", "", truncate(v, s.int_bits).to_string(), precision),
-            (b'x' | b'X' | b'o', Arg::Int(v)) => {
-                let v = truncate(v, s.int_bits);
-                let mut digits = match s.conv {
-                    b'x' => format!("{v:x}"),
-                    b'X' => format!("{v:X}"),
-                    _ => format!("{v:o}"),
-                };
-                let mut prefix = "";
-                let mut precision = precision;
-                if precision == Some(0) && v == 0 {
-                    digits.clear();
-                }
-                if s.hash {
-                    match s.conv {
-                        b'o' if !digits.starts_with('0') => {
-                            precision = Some(precision.unwrap_or(0).max(digits.len() + 1));
-                        }
-                        b'x' if v != 0 => prefix = "0x",
-                        b'X' if v != 0 => prefix = "0X",
-                        _ => {}
-                    }
-                }
-                int_body("", prefix, digits, precision)
+            (b'd' | b'i' | b'u' | b'x' | b'X' | b'o', Val::Digits { negative, digits, zero }) => {
+                int_field(s, precision, negative, digits, zero)
             }
-            (b'c', Arg::Int(v)) => {
-                spec.zero = false;
-                Body { sign: String::new(), digits: vec![v as u8], numeric: false }
+            (b'c', Val::Int(v)) => text(&[v as u8]),
+            (b'c', Val::Char(c)) => Field { sign: Vec::new(), digits: vec![c], numeric: false },
+            (b'p', Val::Int(0)) => text(b"(nil)"),
+            (b'p', Val::Int(v)) => {
+                let digits = format!("{:x}", v as u64).into_bytes();
+                let mut f = int_field(
+                    &Spec { conv: b'x', hash: false, ..*s },
+                    precision,
+                    false,
+                    ascii(&digits),
+                    false,
+                );
+                f.sign = [sign(false, s).as_bytes(), b"0x"].concat();
+                f
             }
-            (b'p', Arg::Int(v)) => {
-                if v == 0 {
-                    spec.zero = false;
-                    Body { sign: String::new(), digits: b"(nil)".to_vec(), numeric: false }
-                } else {
-                    int_body(sign(false, s), "0x", format!("{:x}", v as u64), precision)
-                }
-            }
-            (b's', Arg::Str(text)) => {
-                spec.zero = false;
-                let bytes = match text {
+            (b's', Val::Str(t)) => {
+                let bytes = match t {
                     Some(t) => t[..precision.map_or(t.len(), |p| p.min(t.len()))].to_vec(),
-                    None if precision.is_none_or(|p| p >= 6) => b"(null)".to_vec(),
+                    None if precision.is_none_or(|p| p >= 6) => ascii(b"(null)"),
                     None => Vec::new(),
                 };
-                Body { sign: String::new(), digits: bytes, numeric: false }
+                Field { sign: Vec::new(), digits: bytes, numeric: false }
             }
-            (b'f' | b'F' | b'e' | b'E' | b'g' | b'G', Arg::Double(d)) => float_body(&spec, d, precision),
+            (b'f' | b'F' | b'e' | b'E' | b'g' | b'G', Val::Double(d)) => {
+                let (sign, digits, numeric) = float_body(&spec, d, precision);
+                Field { sign, digits: ascii(&digits), numeric }
+            }
             (b'n', _) => continue,
-            _ => Body { sign: String::new(), digits: Vec::new(), numeric: false },
+            _ => text(b""),
         };
-        pad(&mut out, &spec, width, precision, body);
+        pad(&mut out, &spec, width, field);
     }
     out
 }
 
-struct Body {
+/// The sign and the digits of a concrete integer in the conversion's base.
+fn int_digits(s: &Spec, v: u128) -> (bool, Vec<u8>) {
+    match s.conv {
+        b'd' | b'i' => {
+            let v = sign_extend(v, s.int_bits);
+            (v < 0, v.unsigned_abs().to_string().into_bytes())
+        }
+        b'x' => (false, format!("{:x}", truncate(v, s.int_bits)).into_bytes()),
+        b'X' => (false, format!("{:X}", truncate(v, s.int_bits)).into_bytes()),
+        b'o' => (false, format!("{:o}", truncate(v, s.int_bits)).into_bytes()),
+        _ => (false, truncate(v, s.int_bits).to_string().into_bytes()),
+    }
+}
+
+/// One conversion's text before padding.
+struct Field<T> {
     /// Sign and prefix (`-`, `+`, `0x`), which zero padding goes after.
-    sign: String,
-    digits: Vec<u8>,
+    sign: Vec<u8>,
+    digits: Vec<T>,
     /// Whether the `0` flag applies (numbers without a precision, floats).
     numeric: bool,
 }
 
-fn int_body(sign: &str, prefix: &str, digits: String, precision: Option<usize>) -> Body {
-    let mut digits = digits;
-    if precision == Some(0) && digits == "0" {
+/// An integer conversion's field from its digits: precision, the sign of
+/// `d`/`i`, and what `#` adds to `o`, `x` and `X`.
+fn int_field<T: Clone + From<u8>>(
+    s: &Spec,
+    precision: Option<usize>,
+    negative: bool,
+    mut digits: Vec<T>,
+    zero: bool,
+) -> Field<T> {
+    let numeric = precision.is_none();
+    let mut precision = precision;
+    if precision == Some(0) && zero {
         digits.clear();
+    }
+    let mut prefix: &[u8] = b"";
+    match s.conv {
+        b'd' | b'i' => prefix = sign(negative, s).as_bytes(),
+        // `#o` makes the first digit a 0.
+        b'o' if s.hash && (digits.is_empty() || !zero) => {
+            precision = Some(precision.unwrap_or(0).max(digits.len() + 1));
+        }
+        b'x' if s.hash && !zero => prefix = b"0x",
+        b'X' if s.hash && !zero => prefix = b"0X",
+        _ => {}
     }
     if let Some(p) = precision
         && digits.len() < p
     {
-        digits = "0".repeat(p - digits.len()) + &digits;
+        let mut padded = vec![T::from(b'0'); p - digits.len()];
+        padded.extend(digits);
+        digits = padded;
     }
-    Body { sign: format!("{sign}{prefix}"), digits: digits.into_bytes(), numeric: precision.is_none() }
+    Field { sign: prefix.to_vec(), digits, numeric }
 }
 
-fn pad(out: &mut Vec<u8>, s: &Spec, width: usize, _precision: Option<usize>, b: Body) {
-    let len = b.sign.len() + b.digits.len();
-    let fill = width.saturating_sub(len);
+fn pad<T: Clone + From<u8>>(out: &mut Vec<T>, s: &Spec, width: usize, f: Field<T>) {
+    let fill = width.saturating_sub(f.sign.len() + f.digits.len());
+    let sign = f.sign.iter().map(|&b| T::from(b));
     if s.minus {
-        out.extend_from_slice(b.sign.as_bytes());
-        out.extend_from_slice(&b.digits);
-        out.extend(std::iter::repeat_n(b' ', fill));
-    } else if s.zero && b.numeric {
-        out.extend_from_slice(b.sign.as_bytes());
-        out.extend(std::iter::repeat_n(b'0', fill));
-        out.extend_from_slice(&b.digits);
+        out.extend(sign);
+        out.extend(f.digits);
+        out.extend(std::iter::repeat_n(T::from(b' '), fill));
+    } else if s.zero && f.numeric {
+        out.extend(sign);
+        out.extend(std::iter::repeat_n(T::from(b'0'), fill));
+        out.extend(f.digits);
     } else {
-        out.extend(std::iter::repeat_n(b' ', fill));
-        out.extend_from_slice(b.sign.as_bytes());
-        out.extend_from_slice(&b.digits);
+        out.extend(std::iter::repeat_n(T::from(b' '), fill));
+        out.extend(sign);
+        out.extend(f.digits);
     }
 }
 
@@ -319,14 +366,16 @@ fn truncate(v: u128, bits: u32) -> u128 {
     if bits >= 128 { v } else { v & ((1u128 << bits) - 1) }
 }
 
-fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> Body {
+/// The sign, the text and whether zero padding applies, of a floating-point
+/// conversion.
+fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> (Vec<u8>, Vec<u8>, bool) {
     let upper = s.conv.is_ascii_uppercase();
-    let sign = sign(d.is_sign_negative(), s);
+    let sign = sign(d.is_sign_negative(), s).as_bytes().to_vec();
     let x = d.abs();
     if !x.is_finite() {
         let t = if x.is_nan() { "nan" } else { "inf" };
         let t = if upper { t.to_uppercase() } else { t.to_string() };
-        return Body { sign: sign.to_string(), digits: t.into_bytes(), numeric: false };
+        return (sign, t.into_bytes(), false);
     }
     let p = precision.unwrap_or(6);
     let text = match s.conv.to_ascii_lowercase() {
@@ -346,7 +395,7 @@ fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> Body {
             t
         }
     };
-    Body { sign: sign.to_string(), digits: text.into_bytes(), numeric: true }
+    (sign, text.into_bytes(), true)
 }
 
 fn fixed(x: f64, p: usize, hash: bool) -> String {

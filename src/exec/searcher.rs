@@ -511,3 +511,52 @@ impl Searcher for Parallel {
         "parallel"
     }
 }
+
+/// Seeded states first (KLEE's seeding): while some live state still agrees
+/// with a seed input, the newest such state runs; then the inner searcher
+/// takes over. The inner searcher sees every state throughout.
+pub struct SeedsFirst {
+    inner: Box<dyn Searcher>,
+    seeded: Live,
+}
+
+impl SeedsFirst {
+    pub fn new(inner: Box<dyn Searcher>) -> Self {
+        SeedsFirst { inner, seeded: Live::default() }
+    }
+}
+
+impl Searcher for SeedsFirst {
+    fn select(&mut self, view: &SearchView) -> StateId {
+        match self.seeded.0.back() {
+            Some(&s) => s,
+            None => self.inner.select(view),
+        }
+    }
+
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
+        self.inner.update(view, current, added, removed);
+        self.seeded.remove(removed);
+        // The current state may have lost its last seed at a branch.
+        if let Some(c) = current.filter(|c| !removed.contains(c))
+            && view.state(c).seeds.is_empty()
+        {
+            self.seeded.remove(&[c]);
+        }
+        self.seeded.0.extend(added.iter().copied().filter(|&a| !view.state(a).seeds.is_empty()));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    fn name(&self) -> &'static str {
+        "seeds-first"
+    }
+}

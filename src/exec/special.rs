@@ -1,24 +1,25 @@
 //! Functions without a body that the engine implements itself (KLEE's
 //! SpecialFunctionHandler): the KLEE API, `__klee_meta`, `__assert_fail`,
-//! exit/abort, the heap, and printf/puts/putchar. Each declaration is
+//! exit/abort, the heap, and the output functions of stdio (stdio.rs). The
+//! rest of the libc model is C, linked in as bitcode (runtime/symbolic/).
+//! Each declaration is
 //! resolved to a [`Handler`] once, when the executor starts; a function
 //! with no handler is `Handler::Unknown`.
 //!
-//! To model another libc function: add a variant, its name(s) in
-//! [`Handler::lookup`], and its semantics in `Executor::call_special`.
+//! To model another libc function in the engine: add a variant, its name(s)
+//! in [`Handler::lookup`], and its semantics in `Executor::call_special`.
+//! Prefer C in the model where the function needs no engine internals.
 
 use std::ffi::CString;
 
-use crate::expr::ExprId;
+use crate::expr::ArrayId;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
-use super::printf::{self, Arg, Slot};
-use super::state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream, SymbolicObject, Termination,
-};
+use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
+use super::stdio::PrintFn;
 use super::value::{self, Byte, Value};
 use super::{ExternalCalls, RevSet};
 
@@ -45,11 +46,14 @@ pub(super) enum Handler {
     Calloc,
     Realloc,
     Free,
-    Printf,
+    /// The printf family (stdio.rs).
+    Print(PrintFn),
     Puts,
+    Fputs,
     Putchar,
     /// putc/fputc(c, stream): what -O2 makes of putchar.
     Putc,
+    Fwrite,
     OutputBytes,
     /// libm functions that are LLVM intrinsics too (`floor`, `sqrtf`, ...).
     Math(MathFn, FKind),
@@ -91,12 +95,13 @@ impl Handler {
             "calloc" => Calloc,
             "realloc" => Realloc,
             "free" => Free,
-            "printf" => Printf,
             "puts" => Puts,
-            "putchar" => Putchar,
+            "fputs" | "fputs_unlocked" => Fputs,
+            "putchar" | "putchar_unlocked" => Putchar,
             "putc" | "fputc" | "_IO_putc" | "putc_unlocked" | "fputc_unlocked" => Putc,
+            "fwrite" | "fwrite_unlocked" => Fwrite,
             "psychic_output_bytes" => OutputBytes,
-            _ => Self::math(name).unwrap_or(Unknown),
+            _ => PrintFn::lookup(name).map(Print).or_else(|| Self::math(name)).unwrap_or(Unknown),
         }
     }
 }
@@ -208,7 +213,7 @@ impl Executor<'_> {
                 let suffix = self.string_arg(st, &arg(3), "klee_report_error suffix")?;
                 let mut t = self.error_termination(st, ErrorKind::User(suffix), msg);
                 if let Termination::Error { location, .. } = &mut t {
-                    *location = Some(format!("{file}:{line}"));
+                    *location = Some(Location { file, line: line as u32, col: 0 });
                 }
                 return Err(Stop::Halt(Box::new(t)));
             }
@@ -276,25 +281,19 @@ impl Executor<'_> {
                 self.free(st, p)?;
                 None
             }
-            Handler::Printf => {
-                let n = self.printf(st, Stream::Stdout, &arg(0), &a[1.min(a.len())..])?;
-                Some(n)
-            }
-            Handler::Puts => {
-                let n = self.print_as(st, Stream::Stdout, b"%s\n", &[arg(0)])?;
-                Some(n)
+            Handler::Print(f) => Some(self.print_fn(st, f, a)?),
+            Handler::Puts => Some(self.print_as(st, Stream::Stdout, b"%s\n", &[arg(0)])?),
+            Handler::Fputs => {
+                let stream = self.std_stream(st, &arg(1), "fputs")?;
+                self.print_as(st, stream, b"%s", &[arg(0)])?;
+                int(1)
             }
             Handler::Putchar => self.put_char(st, Stream::Stdout, &arg(0))?,
-            Handler::Putc => match self.stream_of(st, &arg(1))? {
-                Some(stream) => self.put_char(st, stream, &arg(0))?,
-                None => {
-                    return Err(self.error(
-                        st,
-                        ErrorKind::External,
-                        "putc to a stream other than stdout or stderr",
-                    ));
-                }
-            },
+            Handler::Putc => {
+                let stream = self.std_stream(st, &arg(1), "putc")?;
+                self.put_char(st, stream, &arg(0))?
+            }
+            Handler::Fwrite => Some(self.fwrite(st, a)?),
             Handler::OutputBytes => {
                 let name = self.string_arg(st, &arg(0), "psychic_output_bytes name")?;
                 let n = self.concretize(st, &arg(2), 64, "psychic_output_bytes size")? as u64;
@@ -325,35 +324,10 @@ impl Executor<'_> {
         })
     }
 
-    /// putchar/putc: prints one byte, returns it as an unsigned char.
-    fn put_char(&mut self, st: &mut ExecutionState, stream: Stream, c: &Value) -> Res<Option<Value>> {
-        self.print_as(st, stream, b"%c", std::slice::from_ref(c))?;
-        Ok(Some(match c {
-            Value::Int(x) => Value::Int(x & 0xff),
-            other => {
-                let e = self.expr(other, 32);
-                let b = self.pool.extract(e, 0, 8);
-                let z = self.pool.zext(b, 32);
-                self.value_of(z)
-            }
-        }))
-    }
-
-    /// Which standard stream a `FILE *` is, if it is stdout or stderr.
-    pub(super) fn stream_of(&mut self, st: &mut ExecutionState, f: &Value) -> Res<Option<Stream>> {
-        let p = self.concretize(st, f, 64, "FILE pointer")? as u64;
-        Ok(if Some(p) == self.std_streams[1] {
-            Some(Stream::Stdout)
-        } else if Some(p) == self.std_streams[2] {
-            Some(Stream::Stderr)
-        } else {
-            None
-        })
-    }
-
     fn make_symbolic(&mut self, st: &mut ExecutionState, place: Place, n: u64, name: String) {
         let seq = st.symbolics.len() as u32;
         let array = self.pool.array(&name, n, seq);
+        self.bind_seeds(st, seq, array, n, &name);
         let bytes: Vec<Byte> = (0..n).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.write_bytes(st, place, &bytes);
         st.symbolics.push(SymbolicObject { name, array, size: n });
@@ -363,9 +337,25 @@ impl Executor<'_> {
     fn fresh_int(&mut self, st: &mut ExecutionState, name: String) -> Value {
         let seq = st.symbolics.len() as u32;
         let array = self.pool.array(&name, 4, seq);
+        self.bind_seeds(st, seq, array, 4, &name);
         st.symbolics.push(SymbolicObject { name, array, size: 4 });
         let bytes: Vec<Byte> = (0..4).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.scalar_from_bytes(&bytes, 32)
+    }
+
+    /// A new input `seq`: each seed of the state gives its bytes, or, if its
+    /// object there has another name or size, stops guiding this path.
+    fn bind_seeds(&mut self, st: &mut ExecutionState, seq: u32, array: ArrayId, n: u64, name: &str) {
+        let seeds = &self.cfg.seeds;
+        st.seeds.retain(|&s| {
+            seeds[s as usize]
+                .objects
+                .get(seq as usize)
+                .is_some_and(|o| o.name == name && o.bytes.len() as u64 == n)
+        });
+        for &s in &st.seeds {
+            self.seed_values[s as usize].set_bytes(array, &seeds[s as usize].objects[seq as usize].bytes);
+        }
     }
 
     fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64) -> u64 {
@@ -443,8 +433,8 @@ impl Executor<'_> {
         }
     }
 
-    /// A string argument made concrete (names, messages, format strings).
-    fn string_arg(&mut self, st: &mut ExecutionState, p: &Value, what: &str) -> Res<String> {
+    /// A string argument made concrete (format strings).
+    pub(super) fn concrete_string(&mut self, st: &mut ExecutionState, p: &Value, what: &str) -> Res<Vec<u8>> {
         let bytes = self.c_string(st, p)?;
         let mut out = Vec::with_capacity(bytes.len());
         for b in bytes {
@@ -453,7 +443,12 @@ impl Executor<'_> {
                 Byte::S(e) => self.concretize(st, &Value::Sym(e), 8, what)? as u8,
             });
         }
-        Ok(String::from_utf8_lossy(&out).into_owned())
+        Ok(out)
+    }
+
+    /// A string argument made concrete, as text (names, messages).
+    fn string_arg(&mut self, st: &mut ExecutionState, p: &Value, what: &str) -> Res<String> {
+        Ok(String::from_utf8_lossy(&self.concrete_string(st, p, what)?).into_owned())
     }
 
     /// An object name; NULL is "unnamed", as in KLEE.
@@ -462,94 +457,6 @@ impl Executor<'_> {
             return Ok("unnamed".into());
         }
         self.string_arg(st, p, "object name")
-    }
-
-    fn printf(&mut self, st: &mut ExecutionState, stream: Stream, fmt: &Value, args: &[Value]) -> Res<Value> {
-        let text = self.string_arg(st, fmt, "printf format")?;
-        self.print_as(st, stream, text.as_bytes(), args)
-    }
-
-    /// printf with a concrete format: concrete arguments render to text,
-    /// symbolic ones make a structured event. Returns printf's result (for
-    /// a structured event: the length with every input byte 0).
-    fn print_as(
-        &mut self,
-        st: &mut ExecutionState,
-        stream: Stream,
-        fmt: &[u8],
-        args: &[Value],
-    ) -> Res<Value> {
-        let pieces = printf::parse(fmt);
-        let slots = printf::slots(&pieces);
-        let mut concrete = Vec::with_capacity(slots.len());
-        let mut structured = Vec::with_capacity(slots.len());
-        let mut symbolic = false;
-        for (i, slot) in slots.iter().enumerate() {
-            let v = args.get(i).cloned().unwrap_or(Value::Int(0));
-            match slot {
-                Slot::Int(bits) => {
-                    let e = self.fit(&v, *bits);
-                    match self.pool.as_const(e) {
-                        Some(x) => concrete.push(Arg::Int(x)),
-                        None => symbolic = true,
-                    }
-                    structured.push(FmtArg::Scalar(e));
-                }
-                Slot::Double => {
-                    let bits = match &v {
-                        Value::Int(x) => *x,
-                        other => {
-                            self.warn("a symbolic double printed by printf was concretised".into());
-                            self.concretize(st, other, 64, "printf double")?
-                        }
-                    };
-                    concrete.push(Arg::Double(f64::from_bits(bits as u64)));
-                    structured.push(FmtArg::Scalar(self.pool.constant(64, bits)));
-                }
-                Slot::Str => {
-                    let bytes = if v.as_int() == Some(0) { None } else { Some(self.c_string(st, &v)?) };
-                    let exprs: Vec<ExprId> =
-                        bytes.iter().flatten().map(|b| byte_expr(&mut self.pool, *b)).collect();
-                    match bytes {
-                        Some(bs) if bs.iter().all(|b| matches!(b, Byte::C(_))) => concrete.push(Arg::Str(
-                            Some(bs.iter().map(|b| if let Byte::C(c) = b { *c } else { 0 }).collect()),
-                        )),
-                        Some(_) => symbolic = true,
-                        None => concrete.push(Arg::Str(None)),
-                    }
-                    structured.push(FmtArg::Str(exprs));
-                }
-                Slot::Ignored => {
-                    concrete.push(Arg::Int(0));
-                    structured.push(FmtArg::Scalar(self.pool.constant(64, 0)));
-                }
-            }
-        }
-        if !symbolic {
-            let text = printf::render(&pieces, &concrete);
-            let n = text.len();
-            st.write(stream, &text);
-            return Ok(Value::Int(n as u128));
-        }
-        let ev = OutputEvent::Format { stream, format: fmt.to_vec(), args: structured };
-        let n = ev.render(&self.pool, &crate::expr::Assignment::new()).len();
-        st.outputs.push(ev);
-        Ok(Value::Int(n as u128))
-    }
-
-    /// A scalar argument as an expression of exactly `bits` bits.
-    fn fit(&mut self, v: &Value, bits: u32) -> ExprId {
-        match v {
-            Value::Int(x) => self.pool.constant(bits, *x & mask(bits)),
-            other => {
-                let e = self.expr(other, bits);
-                if self.pool.width(e) > bits {
-                    self.pool.extract(e, 0, bits)
-                } else {
-                    self.pool.zext_or_trunc(e, bits)
-                }
-            }
-        }
     }
 
     /// A function with neither body nor model.
@@ -608,37 +515,4 @@ fn native_call(name: &str, args: [u64; 6]) -> Option<u64> {
     // the declared signature.
     let f: extern "C" fn(u64, u64, u64, u64, u64, u64) -> u64 = unsafe { std::mem::transmute(ptr) };
     Some(f(args[0], args[1], args[2], args[3], args[4], args[5]))
-}
-
-impl OutputEvent {
-    pub fn stream(&self) -> Stream {
-        match self {
-            OutputEvent::Text { stream, .. } | OutputEvent::Format { stream, .. } => *stream,
-        }
-    }
-
-    /// The exact bytes this event prints under an assignment of the inputs.
-    pub fn render(&self, pool: &crate::expr::ExprPool, a: &crate::expr::Assignment) -> Vec<u8> {
-        match self {
-            OutputEvent::Text { bytes, .. } => bytes.clone(),
-            OutputEvent::Format { format, args, .. } => {
-                let pieces = printf::parse(format);
-                let slots = printf::slots(&pieces);
-                let vals = slots
-                    .iter()
-                    .zip(args)
-                    .map(|(slot, arg)| match (slot, arg) {
-                        (Slot::Double, FmtArg::Scalar(e)) => {
-                            Arg::Double(f64::from_bits(pool.eval(*e, a) as u64))
-                        }
-                        (_, FmtArg::Scalar(e)) => Arg::Int(pool.eval(*e, a)),
-                        (_, FmtArg::Str(bytes)) => Arg::Str(Some(
-                            bytes.iter().map(|&b| pool.eval(b, a) as u8).take_while(|&b| b != 0).collect(),
-                        )),
-                    })
-                    .collect::<Vec<_>>();
-                printf::render(&pieces, &vals)
-            }
-        }
-    }
 }

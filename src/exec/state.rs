@@ -127,6 +127,34 @@ impl fmt::Display for ErrorKind {
     }
 }
 
+/// A source position, from debug info.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    /// 0 when unknown.
+    pub col: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.col != 0 {
+            write!(f, ":{}", self.col)?;
+        }
+        Ok(())
+    }
+}
+
+/// One frame of an error's call stack.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StackFrame {
+    pub function: String,
+    /// The instruction the frame was at: the error itself in the innermost
+    /// frame, a call in the others.
+    pub location: Option<Location>,
+}
+
 /// How a path ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Termination {
@@ -135,10 +163,10 @@ pub enum Termination {
     Error {
         kind: ErrorKind,
         message: String,
-        /// `file:line:col` of the instruction, from debug info.
-        location: Option<String>,
-        /// Function names, innermost first.
-        stack: Vec<String>,
+        /// The instruction's source position, from debug info.
+        location: Option<Location>,
+        /// Innermost first.
+        stack: Vec<StackFrame>,
     },
     /// `klee_silent_exit`, or a provably false `klee_assume`: no test.
     Silent,
@@ -192,6 +220,10 @@ pub struct ExecutionState {
     pub instructions: u64,
     /// Instructions since this state last covered a new block.
     pub since_new_cover: u64,
+    /// The seeds (indices into `ExecConfig::seeds`) this path agrees with.
+    pub seeds: Vec<u32>,
+    /// Constraints already checked against `seeds`.
+    pub(super) seeds_checked: usize,
     /// The state's leaf in the process tree.
     pub(super) ptree_node: usize,
 }
@@ -210,6 +242,8 @@ impl ExecutionState {
             depth: 0,
             instructions: 0,
             since_new_cover: 0,
+            seeds: Vec::new(),
+            seeds_checked: 0,
             ptree_node: 0,
         }
     }

@@ -49,6 +49,12 @@ pub enum Byte {
     S(ExprId),
 }
 
+impl From<u8> for Byte {
+    fn from(b: u8) -> Byte {
+        Byte::C(b)
+    }
+}
+
 pub fn to_signed(v: u128, w: u32) -> i128 {
     fold::to_signed(v, w)
 }

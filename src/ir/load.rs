@@ -641,7 +641,12 @@ impl Translator {
                 let kind = self.fkind(llvm::type_of(llvm::operand(i, 0)))?;
                 Op::FCmp { pred, kind, a: opnd(self, 0)?, b: opnd(self, 1)? }
             }
-            LLVMSelect => Op::Select { cond: opnd(self, 0)?, t: opnd(self, 1)?, f: opnd(self, 2)? },
+            LLVMSelect => {
+                let t = llvm::type_of(i);
+                let width =
+                    self.scalar_width(t).or_else(|_| self.fkind(t).map(|k| self.width_of(k))).unwrap_or(0);
+                Op::Select { cond: opnd(self, 0)?, t: opnd(self, 1)?, f: opnd(self, 2)?, width }
+            }
             LLVMAlloca => {
                 let et = llvm::allocated_type(i);
                 if !llvm::is_sized(et) {

@@ -346,6 +346,9 @@ pub enum Op {
         cond: Operand,
         t: Operand,
         f: Operand,
+        /// Bits of the (element) value chosen, for building a symbolic choice
+        /// between two constants; 0 for other types (structs).
+        width: u32,
     },
     /// Integer and pointer widths in bits; floats by kind (`from`/`to` are
     /// then 32 or 64).
@@ -564,11 +567,6 @@ impl Module {
         }
         let idx = off / FUNC_STRIDE;
         (idx < self.funcs.len() as u64).then_some(FuncId(idx as u32))
-    }
-
-    /// `file:line:col` of an instruction, if it has debug info.
-    pub fn loc_text(&self, loc: Option<SrcLoc>) -> Option<String> {
-        loc.map(|l| format!("{}:{}:{}", self.files[l.file.index()], l.line, l.col))
     }
 
     /// The integer width of a type, for scalar integer and pointer types.

@@ -4,7 +4,11 @@
 //! The JSON layout is a contract, documented in the README: fields may be added,
 //! never renamed or removed.
 
+pub mod diagnostics;
 mod dot;
+mod html;
+pub mod sarif;
+mod svg;
 mod text;
 
 use std::path::Path;
@@ -12,7 +16,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use dot::tree_dot;
-pub use text::summary;
+pub use html::report_html;
+pub use text::{cluster_name, summary};
+
+use crate::unify::MetaProgram;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
@@ -34,6 +41,10 @@ pub struct Revision {
     pub index: usize,
     pub name: String,
     pub path: String,
+    /// For a revision given as a diff: its patched text, written into the
+    /// output directory (relative to it), which diagnostics point into.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub patched: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -175,15 +186,35 @@ impl Report {
         self.tests.iter().find(|t| t.id == id)
     }
 
-    /// Writes `report.json`, `report.txt` and `tree.dot` into `dir`, each
-    /// through a temporary file, so a reader never sees half a file.
-    pub fn write_files(&self, dir: &Path) -> std::io::Result<()> {
+    /// Writes `report.json`, `report.txt`, `tree.dot`, `report.html` and the
+    /// source map `meta.map.json` into `dir`, each through a temporary file, so
+    /// a reader never sees half a file.
+    pub fn write_files(&self, dir: &Path, map: &MetaProgram) -> std::io::Result<()> {
         let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n";
         write_atomic(&dir.join("report.json"), json.as_bytes())?;
         write_atomic(&dir.join("report.txt"), summary(self).as_bytes())?;
-        write_atomic(&dir.join("tree.dot"), tree_dot(self).as_bytes())
+        write_atomic(&dir.join("tree.dot"), tree_dot(self).as_bytes())?;
+        let map_json = serde_json::to_string_pretty(map).map_err(std::io::Error::other)? + "\n";
+        write_atomic(&dir.join(MAP_FILE), map_json.as_bytes())?;
+        write_atomic(&dir.join("report.html"), report_html(self, map, &self.files(dir)).as_bytes())
+    }
+
+    /// The file each revision's source positions refer to: its path, or its
+    /// patched text in `dir` for a revision given as a diff.
+    pub fn files(&self, dir: &Path) -> Vec<String> {
+        self.revisions
+            .iter()
+            .map(|r| match &r.patched {
+                Some(p) => dir.join(p).display().to_string(),
+                None => r.path.clone(),
+            })
+            .collect()
     }
 }
+
+/// The unify stage's map (sites, variants and their spans in each revision's
+/// file, the line map), saved beside the report so that it is self-contained.
+pub const MAP_FILE: &str = "meta.map.json";
 
 impl TreeNode {
     /// The report's form of a cluster tree. Outcome classes are numbered by

@@ -12,6 +12,7 @@ mod align;
 mod decl;
 mod emit;
 mod error;
+pub mod instrument;
 mod merge;
 mod meta;
 mod parse;

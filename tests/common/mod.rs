@@ -382,6 +382,78 @@ pub fn partition(outcomes: &[Vec<NativeOutcome>]) -> Vec<Vec<usize>> {
     psychic::cluster::clusters(outcomes.len(), &classes)
 }
 
+/// Runs a command that must succeed; its stdout.
+fn run_ok(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// The paths of a fixture with `bytes` input bytes, counted natively: the
+/// distinct basic-block traces over every input (tests/c/native/enumerate.c).
+/// With `model`, the libc model's C code replaces glibc's, traced too.
+pub fn native_path_count(src: &Path, bytes: u32, model: bool, dir: &Path) -> u64 {
+    let tc = toolchain();
+    let rt = psychic::runtime::Installed::new().unwrap();
+    let bin = dir.join("enumerate");
+    let mut traced = vec![(src.to_path_buf(), "-Dmain=fixture_main")];
+    if model {
+        // env.c stays out: errno and the streams must be glibc's.
+        traced.extend(
+            rt.libc_model_sources()
+                .into_iter()
+                .filter(|p| !p.ends_with("env.c"))
+                .map(|p| (p, "-fno-builtin")),
+        );
+    }
+    let mut objects = Vec::new();
+    for (i, (c, flag)) in traced.iter().enumerate() {
+        let obj = dir.join(format!("traced{i}.o"));
+        run_ok(
+            Command::new(tc.clang())
+                .args(["-O0", "-w", "-fsanitize-coverage=bb,trace-pc-guard", flag, "-c", "-I"])
+                .arg(tc.include_dir())
+                .arg(c)
+                .arg("-o")
+                .arg(&obj),
+        );
+        objects.push(obj);
+    }
+    count_with("native/enumerate.c", &objects, &bin, &[&bytes.to_string()]) as u64
+}
+
+/// Links traced objects with a counting driver, runs it, and reads the count
+/// it prints.
+fn count_with(driver: &str, objects: &[PathBuf], bin: &Path, args: &[&str]) -> usize {
+    run_ok(
+        Command::new(toolchain().clang())
+            .args(["-O2", "-w"])
+            .arg(fixture(driver))
+            .args(objects)
+            .arg("-o")
+            .arg(bin),
+    );
+    String::from_utf8(run_ok(Command::new(bin).args(args))).unwrap().trim().parse().unwrap()
+}
+
+/// The number of distinct basic-block traces of `match` over every pattern,
+/// counted natively (tests/c/native/trace_count.c): the paths there are.
+pub fn native_trace_count() -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let tc = toolchain();
+    let obj = dir.path().join("rx.o");
+    let bin = dir.path().join("trace_count");
+    run_ok(
+        Command::new(tc.clang())
+            .args(["-O0", "-w", "-fsanitize-coverage=trace-pc-guard", "-Dmain=regexp_main", "-c", "-I"])
+            .arg(tc.include_dir())
+            .arg(fixture("symbolic/regexp.c"))
+            .arg("-o")
+            .arg(&obj),
+    );
+    count_with("native/trace_count.c", &[obj], &bin, &[])
+}
+
 /// The true partition of `revisions` (C files) over `inputs`: each revision's
 /// own file built natively and run on every input; revisions whose stdout and
 /// exit status agree on every input share a cluster.

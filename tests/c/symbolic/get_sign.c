@@ -1,4 +1,6 @@
-/* KLEE tutorial 1: three paths. */
+/* KLEE tutorial 1: three paths (x == 0, x < 0, x > 0), each an exit.
+ * expect: exit=3
+ */
 #include <klee/klee.h>
 
 int get_sign(int x) {

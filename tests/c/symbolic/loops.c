@@ -1,4 +1,7 @@
-/* A loop with a symbolic bound: one path per trip count. */
+/* A loop with a symbolic bound: one path per trip count, n = 0..10.
+ * expect: exit=11
+ * enumerate: 1
+ */
 #include <klee/klee.h>
 #include <stdio.h>
 

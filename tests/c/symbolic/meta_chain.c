@@ -1,7 +1,11 @@
 /* Meta branches as `psychic unify` writes them: `||` chains of
  * `__klee_meta(S) == r` tests. Revisions 0 and 2 share a variant at site 1
  * and must stay one state; revision 1 has its own. Site 2 is a `?:` on a
- * chain that parts the same groups. */
+ * chain that parts the same groups.
+ *
+ * Paths: {0,2} and {1}, each forking on y > 0: 4 exits.
+ * expect: exit=4
+ */
 #include <klee/klee.h>
 #include <stdio.h>
 

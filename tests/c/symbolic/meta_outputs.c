@@ -1,5 +1,10 @@
 /* Revisions that differ only in data: nothing is decided on the revision,
- * so one state runs to the end and its outputs split by revision at halt. */
+ * so one state runs to the end and its outputs split by revision at halt.
+ *
+ * Paths: the ?: on site 1 (a branch at -O0) splits {0,1,2} from {3}: 2
+ * exits, with structured output.
+ * expect: exit=2
+ */
 #include <klee/klee.h>
 #include <psychic.h>
 #include <stdio.h>

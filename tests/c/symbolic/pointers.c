@@ -1,5 +1,11 @@
 /* A symbolic pointer into several objects: the engine forks one path per
- * object it may point into. */
+ * object it may point into.
+ *
+ * Paths: each klee_assume's && branches on its first operand at -O0, and
+ * a negative which or idx makes the argument 0: 2 silent paths. The
+ * pointer then resolves to a, b or pts: 3 exits.
+ * expect: exit=3 silent=2
+ */
 #include <klee/klee.h>
 #include <stdio.h>
 

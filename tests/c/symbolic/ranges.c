@@ -1,4 +1,9 @@
-/* klee_range and klee_int inputs, replayed by the native runtime. */
+/* klee_range and klee_int inputs, replayed by the native runtime.
+ *
+ * Paths: klee_range constrains without forking (z is 3); y > x * z or not:
+ * 2 exits.
+ * expect: exit=2
+ */
 #include <klee/klee.h>
 
 int main(void) {

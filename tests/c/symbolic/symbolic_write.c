@@ -1,5 +1,9 @@
 /* A write at a symbolic offset: the object becomes an array term, and a
- * later read at a constant offset depends on the index. */
+ * later read at a constant offset depends on the index.
+ *
+ * Paths: a[2] == 7 exactly when i == 2: 2 exits.
+ * expect: exit=2
+ */
 #include <klee/klee.h>
 
 int main(void) {
