@@ -3,11 +3,13 @@
 //! one path differs from the other's (seed 000, DiffTest; Qi's
 //! `symout_i != symout_j`).
 //!
-//! Outputs are compared at the event level. Where the structure itself differs
-//! (a different number of events, another format string, another error kind),
-//! the difference holds on every input both paths accept; native replay then
-//! settles the exact bytes.
+//! Streams are compared as the bytes and conversions they print, so that a
+//! concrete `printf` on one path and a symbolic one on the other compare their
+//! values. Where the structure itself differs (other text, another
+//! conversion, another error kind), the difference holds on every input both
+//! paths accept; native replay then settles the exact bytes.
 
+use crate::exec::printf::{self, Piece, Spec};
 use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination};
 use crate::expr::{ExprId, ExprPool};
 
@@ -61,18 +63,54 @@ pub fn difference(
     Some(any)
 }
 
-/// One stream's events, with adjacent text merged so that two ways of writing
-/// the same concrete bytes compare equal.
-fn events(p: &HaltedPath, stream: Stream) -> Vec<Event<'_>> {
-    let mut out: Vec<Event> = Vec::new();
+/// A stream as the bytes and conversions it prints, in order: a concrete
+/// `printf` and the literal text of a symbolic one are bytes, and a `%c` is
+/// one byte, symbolic or not, so that two ways of printing the same thing
+/// line up.
+enum Atom<'a> {
+    Byte(u8),
+    /// A byte that depends on the input (a `%c` of a symbolic value).
+    Sym(ExprId),
+    /// A conversion and the arguments it consumes (a `*` width or precision
+    /// first).
+    Conv(Spec, &'a [FmtArg]),
+}
+
+fn atoms<'a>(pool: &mut ExprPool, p: &'a HaltedPath, stream: Stream) -> Vec<Atom<'a>> {
+    let mut out = Vec::new();
     for ev in &p.outputs {
         match ev {
-            OutputEvent::Text { stream: s, bytes } if *s == stream => match out.last_mut() {
-                Some(Event::Text(t)) => t.extend_from_slice(bytes),
-                _ => out.push(Event::Text(bytes.clone())),
-            },
+            OutputEvent::Text { stream: s, bytes } if *s == stream => {
+                out.extend(bytes.iter().map(|&b| Atom::Byte(b)))
+            }
             OutputEvent::Format { stream: s, format, args } if *s == stream => {
-                out.push(Event::Format(format, args))
+                let pieces = printf::parse(format);
+                let mut rest: &[FmtArg] = args;
+                for piece in pieces {
+                    match piece {
+                        Piece::Lit(l) => out.extend(l.into_iter().map(Atom::Byte)),
+                        Piece::Conv(spec) => {
+                            let n = 1
+                                + usize::from(spec.width == Some(None))
+                                + usize::from(spec.precision == Some(None));
+                            let (used, more) = rest.split_at(n.min(rest.len()));
+                            rest = more;
+                            // A plain `%c` prints the low byte of its argument (`%lc` a
+                            // wide character, which may take several).
+                            let plain_char = Spec { int_bits: 32, conv: b'c', ..Spec::default() };
+                            out.push(match used {
+                                [FmtArg::Scalar(e)] if spec == plain_char => {
+                                    let b = pool.extract(*e, 0, 8);
+                                    match pool.as_const(b) {
+                                        Some(c) => Atom::Byte(c as u8),
+                                        None => Atom::Sym(b),
+                                    }
+                                }
+                                _ => Atom::Conv(spec, used),
+                            });
+                        }
+                    }
+                }
             }
             _ => {}
         }
@@ -80,33 +118,182 @@ fn events(p: &HaltedPath, stream: Stream) -> Vec<Event<'_>> {
     out
 }
 
-enum Event<'a> {
-    Text(Vec<u8>),
-    Format(&'a [u8], &'a [FmtArg]),
+/// The condition under which two streams print different bytes. Conversions
+/// met by the same conversion compare their arguments; bytes met by bytes
+/// compare as bytes; a conversion met by bytes (one path printed concretely,
+/// or by `%c`, what the other prints by `%d`) compares its argument with the
+/// number those bytes spell. Where neither fits, the streams count as
+/// different on every input; native replay then settles the exact bytes.
+fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream: Stream) -> ExprId {
+    let (x, y) = (atoms(pool, a, stream), atoms(pool, b, stream));
+    match align(pool, &x, &y) {
+        Some(terms) => {
+            let mut any = pool.false_();
+            for t in terms {
+                any = pool.bool_or(any, t);
+            }
+            any
+        }
+        None => pool.true_(),
+    }
 }
 
-fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream: Stream) -> ExprId {
-    let (ea, eb) = (events(a, stream), events(b, stream));
-    if ea.len() != eb.len() {
-        return pool.true_();
-    }
-    let mut any = pool.false_();
-    for (x, y) in ea.iter().zip(&eb) {
-        let d = match (x, y) {
-            (Event::Text(s), Event::Text(t)) => pool.bool_const(s != t),
-            (Event::Format(f, xs), Event::Format(g, ys)) if f == g && xs.len() == ys.len() => {
-                let mut d = pool.false_();
-                for (u, v) in xs.iter().zip(ys.iter()) {
-                    let t = arg_difference(pool, u, v);
-                    d = pool.bool_or(d, t);
+/// Terms whose disjunction holds whenever `x` and `y` print different bytes
+/// (each term is false only where its two pieces print the same), or `None`
+/// when they differ on every input (or cannot be lined up).
+fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
+    let (mut i, mut j) = (0, 0);
+    let mut terms = Vec::new();
+    loop {
+        match (x.get(i), y.get(j)) {
+            (None, None) => return Some(terms),
+            (Some(Atom::Byte(p)), Some(Atom::Byte(q))) => {
+                if p != q {
+                    return None;
                 }
-                d
+                (i, j) = (i + 1, j + 1);
             }
-            _ => pool.true_(),
-        };
-        any = pool.bool_or(any, d);
+            (Some(p @ (Atom::Byte(_) | Atom::Sym(_))), Some(q @ (Atom::Byte(_) | Atom::Sym(_)))) => {
+                let (p, q) = (byte_expr(pool, p), byte_expr(pool, q));
+                terms.push(pool.ne(p, q));
+                (i, j) = (i + 1, j + 1);
+            }
+            (Some(Atom::Conv(s, u)), Some(Atom::Conv(t, v))) => {
+                if s != t || u.len() != v.len() {
+                    return None;
+                }
+                for (a, b) in u.iter().zip(v.iter()) {
+                    terms.push(arg_difference(pool, a, b));
+                }
+                (i, j) = (i + 1, j + 1);
+            }
+            (Some(Atom::Conv(s, u)), Some(_)) => {
+                let (t, n) = spelled(pool, s, u, x.get(i + 1), &y[j..])?;
+                terms.push(t);
+                (i, j) = (i + 1, j + n);
+            }
+            (Some(_), Some(Atom::Conv(s, u))) => {
+                let (t, n) = spelled(pool, s, u, y.get(j + 1), &x[i..])?;
+                terms.push(t);
+                (i, j) = (i + n, j + 1);
+            }
+            // One stream goes on where the other ended.
+            _ => return None,
+        }
     }
-    any
+}
+
+/// A byte atom as an 8-bit expression.
+fn byte_expr(pool: &mut ExprPool, a: &Atom) -> ExprId {
+    match a {
+        Atom::Byte(c) => pool.constant(8, u128::from(*c)),
+        Atom::Sym(e) => *e,
+        Atom::Conv(..) => unreachable!("a conversion is no byte"),
+    }
+}
+
+/// A plain integer conversion (no flags, width or precision) against the
+/// bytes `text` starts with: the condition under which it prints something
+/// else, and how many atoms it stands for. Those are the longest run that
+/// could be its digits (a concrete `-` first for `%d`, then digits or
+/// symbolic bytes), so the match is exact only when what follows the
+/// conversion (`next`) is a concrete byte that cannot continue that run;
+/// otherwise `None`, as when the bytes can never be its output.
+fn spelled(
+    pool: &mut ExprPool,
+    spec: &Spec,
+    args: &[FmtArg],
+    next: Option<&Atom>,
+    text: &[Atom],
+) -> Option<(ExprId, usize)> {
+    let plain = Spec { int_bits: spec.int_bits, conv: spec.conv, ..Spec::default() };
+    let ([FmtArg::Scalar(e)], true) = (args, *spec == plain) else { return None };
+    let e = *e;
+    let (radix, signed, letters, max_digits): (u128, bool, Option<u8>, usize) = match spec.conv {
+        b'd' | b'i' => (10, true, None, 38),
+        b'u' => (10, false, None, 38),
+        b'o' => (8, false, None, 42),
+        b'x' => (16, false, Some(b'a'), 31),
+        b'X' => (16, false, Some(b'A'), 31),
+        _ => return None,
+    };
+    let is_digit = |c: u8| match letters {
+        None => (c as char).to_digit(radix as u32).is_some(),
+        Some(l) => c.is_ascii_digit() || (l..l + 6).contains(&c),
+    };
+    if let Some(n) = next {
+        let Atom::Byte(c) = n else { return None };
+        if is_digit(*c) {
+            return None;
+        }
+    }
+    let sign = usize::from(signed && matches!(text.first(), Some(Atom::Byte(b'-'))));
+    let len = sign
+        + text[sign..]
+            .iter()
+            .take_while(|a| match a {
+                Atom::Byte(c) => is_digit(*c),
+                Atom::Sym(_) => true,
+                Atom::Conv(..) => false,
+            })
+            .count();
+    // The run must end in a concrete byte (or the stream), not at a conversion.
+    if matches!(text.get(len), Some(Atom::Conv(..))) || len == sign || len - sign > max_digits {
+        return None;
+    }
+    // Every byte of the run is a digit, the number they spell is the value,
+    // and glibc prints no leading zeros and no `-0`.
+    let mut same = pool.true_();
+    let mut number = pool.constant(128, 0);
+    let base = pool.constant(128, radix);
+    for a in &text[sign..len] {
+        let b = byte_expr(pool, a);
+        let (ok, value) = digit(pool, b, radix, letters);
+        same = pool.bool_and(same, ok);
+        let shifted = pool.mul(number, base);
+        number = pool.add(shifted, value);
+    }
+    if sign == 1 || len - sign > 1 {
+        let first = byte_expr(pool, &text[sign]);
+        let zero = pool.constant(8, u128::from(b'0'));
+        let nonzero = pool.ne(first, zero);
+        same = pool.bool_and(same, nonzero);
+    }
+    if sign == 1 {
+        number = pool.neg(number);
+    }
+    let wide = if pool.width(e) == 128 {
+        e
+    } else if signed {
+        pool.sext(e, 128)
+    } else {
+        pool.zext(e, 128)
+    };
+    let equal = pool.eq(wide, number);
+    same = pool.bool_and(same, equal);
+    Some((pool.bool_not(same), len))
+}
+
+/// Whether the byte `b` is a digit in `radix` (hexadecimal letters from
+/// `letters`, `a` or `A`), and its value, at 128 bits.
+fn digit(pool: &mut ExprPool, b: ExprId, radix: u128, letters: Option<u8>) -> (ExprId, ExprId) {
+    let range = |pool: &mut ExprPool, lo: u8, hi: u8| {
+        let (l, h) = (pool.constant(8, u128::from(lo)), pool.constant(8, u128::from(hi)));
+        let above = pool.ule(l, b);
+        let below = pool.ule(b, h);
+        pool.bool_and(above, below)
+    };
+    let wide = pool.zext(b, 128);
+    let top = b'0' + radix.min(10) as u8 - 1;
+    let decimal = range(pool, b'0', top);
+    let zero = pool.constant(128, u128::from(b'0'));
+    let as_decimal = pool.sub(wide, zero);
+    let Some(l) = letters else { return (decimal, as_decimal) };
+    let letter = range(pool, l, l + 5);
+    let base = pool.constant(128, u128::from(l) - 10);
+    let as_letter = pool.sub(wide, base);
+    let ok = pool.bool_or(decimal, letter);
+    (ok, pool.ite(decimal, as_decimal, as_letter))
 }
 
 fn arg_difference(pool: &mut ExprPool, u: &FmtArg, v: &FmtArg) -> ExprId {
@@ -139,4 +326,62 @@ fn annotation_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath) ->
         any = pool.bool_or(any, d);
     }
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::printf::Arg;
+    use crate::expr::Assignment;
+
+    /// Wherever `spelled` says a conversion prints the bytes it meets, glibc's
+    /// rendering (our `printf::render`) prints exactly those bytes, for every
+    /// value and every byte of interest; and where it does, `spelled` agrees,
+    /// except for a sign that only a symbolic byte prints (taken as a
+    /// difference, which replay settles).
+    #[test]
+    fn a_conversion_spelled_by_bytes_is_exact() {
+        let mut pool = ExprPool::new();
+        let x = pool.array("x", 3, 0);
+        let e = pool.read_input(x, 0);
+        let (s1, s2) = (pool.read_input(x, 1), pool.read_input(x, 2));
+        let texts = [
+            vec![Atom::Sym(s1), Atom::Sym(s2)],
+            vec![Atom::Byte(b'-'), Atom::Sym(s1), Atom::Sym(s2)],
+            vec![Atom::Sym(s1), Atom::Byte(b'7'), Atom::Byte(b' ')],
+        ];
+        let bytes = b"0179adfAF- x";
+        for format in [&b"%hhd"[..], b"%hhu", b"%hhx", b"%hhX", b"%hho"] {
+            let pieces = printf::parse(format);
+            let [Piece::Conv(spec)] = &pieces[..] else { panic!("one conversion") };
+            let args = [FmtArg::Scalar(e)];
+            for text in &texts {
+                // Only `%d` prints a sign.
+                let Some((term, n)) = spelled(&mut pool, spec, &args, None, text) else {
+                    assert!(matches!(text[0], Atom::Byte(b'-')) && format != b"%hhd");
+                    continue;
+                };
+                let run: Vec<ExprId> = text[..n].iter().map(|t| byte_expr(&mut pool, t)).collect();
+                for v in 0..=255u8 {
+                    let printed = printf::render(&pieces, &[Arg::Int(u128::from(v))]);
+                    for &p in bytes {
+                        for &q in bytes {
+                            let mut a = Assignment::new();
+                            a.set_bytes(x, &[v, p, q]);
+                            let met: Vec<u8> = run.iter().map(|&b| pool.eval(b, &a) as u8).collect();
+                            let differs = pool.eval(term, &a) == 1;
+                            let symbolic_sign = matches!(text[0], Atom::Sym(_)) && met[0] == b'-';
+                            if !differs || !symbolic_sign {
+                                assert_eq!(
+                                    differs,
+                                    printed != met,
+                                    "{format:?} of {v}: {printed:?} against {met:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

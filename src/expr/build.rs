@@ -309,6 +309,9 @@ impl ExprPool {
             let m = self.constant(w, cb - 1);
             return self.and(m, a);
         }
+        if let Some(e) = self.narrow_rem(BinOp::URem, a, b) {
+            return e;
+        }
         self.intern(Node::Bin { op: BinOp::URem, lhs: a, rhs: b })
     }
 
@@ -320,7 +323,50 @@ impl ExprPool {
         if matches!(self.as_const(b), Some(c) if c == 1 || c == mask(w)) {
             return self.constant(w, 0);
         }
+        if let Some(e) = self.narrow_rem(BinOp::SRem, a, b) {
+            return e;
+        }
         self.intern(Node::Bin { op: BinOp::SRem, lhs: a, rhs: b })
+    }
+
+    /// The remainder of sign-extended (`srem`) or zero-extended (`urem`) operands, done at the
+    /// narrower width and extended: the remainder is smaller than the divisor, and SMT-LIB's `x rem 0
+    /// = x` extends too. (Not so for division: `MIN / -1` and `x / 0` do not fit the narrow width.)
+    /// A constant operand qualifies when it is the extension of its truncation.
+    fn narrow_rem(&mut self, op: BinOp, a: ExprId, b: ExprId) -> Option<ExprId> {
+        let signed = op == BinOp::SRem;
+        let w = self.width(a);
+        let n =
+            self.extended_arg(a, signed).or_else(|| self.extended_arg(b, signed)).map(|x| self.width(x))?;
+        let x = self.narrowed(a, signed, n)?;
+        let y = self.narrowed(b, signed, n)?;
+        Some(if signed {
+            let r = self.srem(x, y);
+            self.sext(r, w)
+        } else {
+            let r = self.urem(x, y);
+            self.zext(r, w)
+        })
+    }
+
+    /// The argument of a sign (`signed`) or zero extension.
+    fn extended_arg(&self, e: ExprId, signed: bool) -> Option<ExprId> {
+        match *self.node(e) {
+            Node::SExt { arg, .. } if signed => Some(arg),
+            Node::ZExt { arg, .. } if !signed => Some(arg),
+            _ => None,
+        }
+    }
+
+    /// `e` as a value of width `n` that extends back to it, if there is one.
+    fn narrowed(&mut self, e: ExprId, signed: bool, n: u32) -> Option<ExprId> {
+        if let Some(x) = self.extended_arg(e, signed) {
+            return (self.width(x) == n).then_some(x);
+        }
+        let c = self.as_const(e)?;
+        let t = c & mask(n);
+        let back = if signed { fold::sext(t, n, self.width(e)) } else { t };
+        (back == c).then(|| self.constant(n, t))
     }
 
     // ---- bitwise ----
@@ -826,10 +872,26 @@ impl ExprPool {
         if let Some(e) = self.fuse(hi, lo).or_else(|| self.concat_bitwise(hi, lo)) {
             return e;
         }
-        // concat(zext(a), lo) = zext(concat(a, lo)): zero high bits stay outermost.
-        if let Node::ZExt { arg, .. } = *self.node(hi) {
-            let inner = self.concat(arg, lo);
-            return self.zext(inner, w);
+        // Copies of lo's sign bit above lo: the bytes of a sign-extended value reassemble.
+        let sign_copies = match *self.node(hi) {
+            Node::SExt { arg, .. } if self.width(arg) == 1 => Some(arg),
+            _ if wh == 1 => Some(hi),
+            _ => None,
+        };
+        if sign_copies.is_some_and(|s| s == self.extract(lo, wl - 1, 1)) {
+            return self.sext(lo, w);
+        }
+        // concat(zext(a), lo) = zext(concat(a, lo)): zero (or sign) high bits stay outermost.
+        match *self.node(hi) {
+            Node::ZExt { arg, .. } => {
+                let inner = self.concat(arg, lo);
+                return self.zext(inner, w);
+            }
+            Node::SExt { arg, .. } => {
+                let inner = self.concat(arg, lo);
+                return self.sext(inner, w);
+            }
+            _ => {}
         }
         // concat(hi, concat(lh, ll)) where hi and lh fuse, or both are constants.
         if let Node::Concat { hi: lh, lo: ll } = *self.node(lo) {

@@ -327,6 +327,67 @@ fn comparisons_narrow_to_the_extended_width() {
 }
 
 #[test]
+fn sign_extended_bytes_reassemble() {
+    // A `long long` parameter at -O0: sext(x) stored to the stack, reloaded byte by byte.
+    let (mut pool, x) = pool_with_input(4);
+    let v = load(&mut pool, x, 0, 4);
+    let wide = pool.sext(v, 64);
+    let bytes = store_bytes(&mut pool, wide, 8);
+    let mut right = bytes[0];
+    for &b in &bytes[1..] {
+        right = pool.concat(b, right);
+    }
+    assert_eq!(right, wide, "{}", pool.display(right));
+    let mut left = bytes[7];
+    for &b in bytes[..7].iter().rev() {
+        left = pool.concat(left, b);
+    }
+    assert_eq!(left, wide, "{}", pool.display(left));
+    // A sign byte above a byte that does not carry that sign is no extension of that byte.
+    let b0 = pool.read_input(x, 0);
+    let other_sign = pool.extract(b0, 7, 1);
+    let s = pool.sext(other_sign, 8);
+    let b1 = pool.read_input(x, 1);
+    let c = pool.concat(s, b1);
+    assert_ne!(c, pool.sext(b1, 16), "{}", pool.display(c));
+}
+
+#[test]
+fn remainders_of_extended_values_narrow() {
+    let (mut pool, x) = pool_with_input(8);
+    let a = load(&mut pool, x, 0, 4);
+    let b = load(&mut pool, x, 4, 4);
+    let (sa, sb) = (pool.sext(a, 64), pool.sext(b, 64));
+    let srem = pool.srem(sa, sb);
+    let narrow = pool.srem(a, b);
+    assert_eq!(srem, pool.sext(narrow, 64));
+    let (za, zb) = (pool.zext(a, 64), pool.zext(b, 64));
+    let urem = pool.urem(za, zb);
+    let narrow_u = pool.urem(a, b);
+    assert_eq!(urem, pool.zext(narrow_u, 64));
+    // A constant narrows when it is the extension of its truncation.
+    let m7 = pool.constant(64, (-7i64) as u64 as u128);
+    let by_const = pool.srem(sa, m7);
+    assert!(matches!(pool.node(by_const), Node::SExt { .. }));
+    let big = pool.constant(64, 1 << 40);
+    let wide = pool.srem(sa, big);
+    assert!(matches!(pool.node(wide), Node::Bin { op: BinOp::SRem, .. }));
+    // Division does not narrow: INT_MIN / -1 and x / 0 leave the narrow width.
+    let sdiv = pool.sdiv(sa, sb);
+    assert!(matches!(pool.node(sdiv), Node::Bin { op: BinOp::SDiv, .. }));
+    // Edge values agree with the 64-bit semantics.
+    for (p, q) in [(i32::MIN, -1), (i32::MIN, 0), (7, 0), (-7, 3), (7, -3), (i32::MAX, i32::MIN), (-1, 0)] {
+        let mut bytes = p.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&q.to_le_bytes());
+        let asg = assignment(x, &bytes);
+        let want = if q == 0 { i64::from(p) } else { i64::from(p) % i64::from(q) };
+        assert_eq!(pool.eval(srem, &asg) as u64 as i64, want, "{p} srem {q}");
+        let want_u = if q == 0 { u64::from(p as u32) } else { u64::from(p as u32) % u64::from(q as u32) };
+        assert_eq!(pool.eval(urem, &asg) as u64, want_u, "{p} urem {q}");
+    }
+}
+
+#[test]
 fn select_skips_stores_that_miss() {
     let (mut pool, x) = pool_with_input(4);
     let y = pool.array("y", 1, 1);
@@ -514,6 +575,102 @@ fn select_simplification_is_sound_on_random_store_chains() {
             let want = memory[concrete(shapes[0], &bytes) as usize];
             let got = pool.eval(e, &assignment(x, &bytes));
             assert_eq!(got, want as u128, "{} on {bytes:?}", pool.display(e));
+        }
+    }
+}
+
+// ---- exhaustive soundness of the extension rules at small widths ----
+
+/// Checks `tree` against its reference on every value of input bytes 0 and 1 (low `bits` bits each).
+fn check_exhaustively(pool: &mut ExprPool, x: ArrayId, tree: &Tree, bits: u32) {
+    let e = tree.build(pool, x);
+    for p in 0..1u16 << bits {
+        for q in 0..1u16 << bits {
+            let bytes = [p as u8, q as u8];
+            let a = assignment(x, &bytes);
+            assert_eq!(
+                pool.eval(e, &a),
+                tree.eval(&bytes),
+                "tree {tree:?}\nsimplified {}\ninputs {bytes:?}",
+                pool.display(e)
+            );
+        }
+    }
+}
+
+#[test]
+fn remainder_narrowing_is_sound_exhaustively() {
+    let (mut pool, x) = pool_with_input(2);
+    let narrow = |i: u64, n: u32| Tree::Extract(Box::new(Tree::Byte(i)), 0, n);
+    for n in 1..=4 {
+        for m in [n + 1, n + 3, 8, 16] {
+            let ext = |signed: bool, t: Tree| {
+                if signed { Tree::SExt(Box::new(t), m) } else { Tree::ZExt(Box::new(t), m) }
+            };
+            // Every constant that fits m bits when m is small, else the boundary values.
+            let consts: Vec<u128> = if m <= 6 {
+                (0..1u128 << m).collect()
+            } else {
+                vec![
+                    0,
+                    1,
+                    2,
+                    3,
+                    7,
+                    (1 << (n - 1)) - 1,
+                    1 << (n - 1),
+                    (1 << n) - 1,
+                    1 << n,
+                    fold::mask(m) - 1,
+                    fold::mask(m),
+                ]
+            };
+            for op in [BinOp::SRem, BinOp::URem] {
+                for (sa, sb) in [(true, true), (false, false), (true, false), (false, true)] {
+                    let t = Tree::Bin(op, Box::new(ext(sa, narrow(0, n))), Box::new(ext(sb, narrow(1, n))));
+                    check_exhaustively(&mut pool, x, &t, n);
+                }
+                for signed in [true, false] {
+                    for &c in &consts {
+                        let k = || Box::new(Tree::Const(m, c & fold::mask(m)));
+                        let v = || Box::new(ext(signed, narrow(0, n)));
+                        check_exhaustively(&mut pool, x, &Tree::Bin(op, v(), k()), n);
+                        check_exhaustively(&mut pool, x, &Tree::Bin(op, k(), v()), n);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sign_extension_reassembly_is_sound_exhaustively() {
+    let (mut pool, x) = pool_with_input(2);
+    for n in 1..=8 {
+        for m in [n + 1, 12, 16] {
+            let wide = Tree::SExt(Box::new(Tree::Extract(Box::new(Tree::Byte(0)), 0, n)), m);
+            for k in 1..m {
+                // Pieces of k bits (the top one narrower), reassembled nested either way.
+                let cuts: Vec<(u32, u32)> = (0..m).step_by(k as usize).map(|o| (o, k.min(m - o))).collect();
+                let piece = |&(o, w): &(u32, u32)| Tree::Extract(Box::new(wide.clone()), o, w);
+                let right = cuts
+                    .iter()
+                    .skip(1)
+                    .fold(piece(&cuts[0]), |lo, c| Tree::Concat(Box::new(piece(c)), Box::new(lo)));
+                check_exhaustively(&mut pool, x, &right, 8);
+                let left = cuts.iter().rev().skip(1).fold(piece(cuts.last().unwrap()), |hi, c| {
+                    Tree::Concat(Box::new(hi), Box::new(piece(c)))
+                });
+                check_exhaustively(&mut pool, x, &left, 8);
+            }
+            // Sign copies of some other bit above a value: not a sign extension of it.
+            for bit in 0..8 {
+                let s = Tree::Extract(Box::new(Tree::Byte(1)), bit, 1);
+                let lo = Tree::Extract(Box::new(Tree::Byte(0)), 0, n);
+                let copies = Tree::SExt(Box::new(s.clone()), m - n);
+                check_exhaustively(&mut pool, x, &Tree::Concat(Box::new(copies), Box::new(lo.clone())), 8);
+                check_exhaustively(&mut pool, x, &Tree::Concat(Box::new(s), Box::new(lo)), 8);
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod mutate;
+pub mod truth;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -314,6 +315,73 @@ pub fn replay_paths(ex: &mut Executor, paths: &[HaltedPath], bin: &Path, dir: &P
     runs
 }
 
+/// What a native run did, as behaviour: stdout, exit status, signal.
+pub type NativeOutcome = (Vec<u8>, Option<i32>, Option<i32>);
+
+/// clang 19 whose native builds carry the fork server (`forkserver.c`), which
+/// runs a program on a list of tests with one fork each instead of one
+/// process start each.
+fn forkserver_toolchain() -> &'static Toolchain {
+    static TC: OnceLock<(Toolchain, tempfile::TempDir)> = OnceLock::new();
+    &TC.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("forkserver.c");
+        std::fs::write(&src, include_str!("forkserver.c")).unwrap();
+        let obj = dir.path().join("forkserver.o");
+        clang(&src, &obj, &[], &["-c", "-O1"]);
+        (Toolchain::discover().expect("clang 19").with_flags([obj]), dir)
+    })
+    .0
+}
+
+/// Each of `revisions` (C files) built natively and run on every input:
+/// `[revision][input]`.
+pub fn native_outcomes(revisions: &[PathBuf], inputs: &[KTest]) -> Vec<Vec<NativeOutcome>> {
+    let tc = forkserver_toolchain();
+    let dir = tempfile::tempdir().unwrap();
+    let ktests = write_tests(dir.path(), inputs);
+    let list = dir.path().join("tests.list");
+    let lines: Vec<String> = ktests.iter().map(|k| k.display().to_string()).collect();
+    std::fs::write(&list, lines.join("\n") + "\n").unwrap();
+    par_map(&revisions.iter().enumerate().collect::<Vec<_>>(), |(i, src)| {
+        let bin = dir.path().join(format!("rev{i}"));
+        tc.native(src, &bin, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let out = Command::new(&bin).env("PSYCHIC_FORKSERVER", &list).output().expect("run the fork server");
+        assert!(out.status.success(), "{}: the fork server failed: {}", src.display(), out.status);
+        let outcomes = parse_forkserver(&out.stdout);
+        assert_eq!(outcomes.len(), inputs.len(), "{}: one outcome per input", src.display());
+        outcomes
+    })
+}
+
+/// The fork server's records: `"STATUS SIGNAL LEN\n"` and LEN bytes of stdout each.
+fn parse_forkserver(mut out: &[u8]) -> Vec<NativeOutcome> {
+    let mut outcomes = Vec::new();
+    while !out.is_empty() {
+        let nl = out.iter().position(|&b| b == b'\n').expect("a record header");
+        let header = std::str::from_utf8(&out[..nl]).unwrap();
+        let f: Vec<i64> = header.split(' ').map(|x| x.parse().unwrap()).collect();
+        let len = f[2] as usize;
+        let stdout = out[nl + 1..nl + 1 + len].to_vec();
+        out = &out[nl + 1 + len..];
+        outcomes.push((stdout, (f[0] >= 0).then_some(f[0] as i32), (f[1] != 0).then_some(f[1] as i32)));
+    }
+    outcomes
+}
+
+/// The partition of revisions by `outcomes` (`[revision][input]`): revisions
+/// that agree on every input share a cluster.
+pub fn partition(outcomes: &[Vec<NativeOutcome>]) -> Vec<Vec<usize>> {
+    let inputs = outcomes.first().map_or(0, Vec::len);
+    let classes: Vec<Vec<u32>> = (0..inputs)
+        .map(|t| {
+            let col: Vec<&NativeOutcome> = outcomes.iter().map(|o| &o[t]).collect();
+            col.iter().map(|o| col.iter().position(|p| p == o).unwrap() as u32).collect()
+        })
+        .collect();
+    psychic::cluster::clusters(outcomes.len(), &classes)
+}
+
 /// Runs a command that must succeed; its stdout.
 fn run_ok(cmd: &mut Command) -> Vec<u8> {
     let out = cmd.output().unwrap();
@@ -390,23 +458,5 @@ pub fn native_trace_count() -> usize {
 /// own file built natively and run on every input; revisions whose stdout and
 /// exit status agree on every input share a cluster.
 pub fn native_partition(revisions: &[PathBuf], inputs: &[KTest]) -> Vec<Vec<usize>> {
-    let tc = toolchain();
-    let dir = tempfile::tempdir().unwrap();
-    let ktests = write_tests(dir.path(), inputs);
-    let bins: Vec<PathBuf> = par_map(&revisions.iter().enumerate().collect::<Vec<_>>(), |(i, src)| {
-        let bin = dir.path().join(format!("rev{i}"));
-        tc.native(src, &bin, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-        bin
-    });
-    let classes: Vec<Vec<u32>> = ktests
-        .iter()
-        .map(|k| {
-            let outs: Vec<(Vec<u8>, Option<i32>, Option<i32>)> = par_map(&bins, |b| {
-                let o = replay::run(&replay::Request::new(b, Some(k), 0)).unwrap();
-                (o.stdout, o.exit_status, o.signal)
-            });
-            outs.iter().map(|o| outs.iter().position(|p| p == o).unwrap() as u32).collect()
-        })
-        .collect();
-    psychic::cluster::clusters(revisions.len(), &classes)
+    partition(&native_outcomes(revisions, inputs))
 }

@@ -40,10 +40,44 @@ pub struct Input {
     pub name: &'static str,
     pub width: usize,
     pub count: usize,
+    /// The values each integer takes, as the program's `klee_assume`s allow.
+    pub domain: Domain,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Domain {
+    /// Every value of the width.
+    Full,
+    /// `lo..=hi`.
+    Range(i64, i64),
+    /// Exactly these values.
+    Set(&'static [i64]),
+}
+
+impl Domain {
+    fn values(self, width: usize) -> Vec<i64> {
+        match self {
+            Domain::Full => {
+                assert!(width <= 2, "a full domain of {width} bytes is too large to enumerate");
+                let bits = 8 * width as u32;
+                (0..1i64 << bits).collect()
+            }
+            Domain::Range(lo, hi) => (lo..=hi).collect(),
+            Domain::Set(vs) => vs.to_vec(),
+        }
+    }
 }
 
 const fn one(name: &'static str, width: usize) -> Input {
-    Input { name, width, count: 1 }
+    Input { name, width, count: 1, domain: Domain::Full }
+}
+
+const fn many(name: &'static str, width: usize, count: usize) -> Input {
+    Input { name, width, count, domain: Domain::Full }
+}
+
+const fn int_in(name: &'static str, lo: i64, hi: i64) -> Input {
+    Input { name, width: 4, count: 1, domain: Domain::Range(lo, hi) }
 }
 
 pub const BASES: &[Base] = &[
@@ -60,7 +94,7 @@ pub const BASES: &[Base] = &[
     Base {
         name: "account",
         source: include_str!("../../fixtures/bases/account.c"),
-        inputs: &[Input { name: "ops", width: 4, count: 3 }],
+        inputs: &[many("ops", 4, 3)],
     },
     Base {
         name: "numeric",
@@ -70,7 +104,7 @@ pub const BASES: &[Base] = &[
     Base {
         name: "machine",
         source: include_str!("../../fixtures/bases/machine.c"),
-        inputs: &[Input { name: "in", width: 1, count: 6 }],
+        inputs: &[many("in", 1, 6)],
     },
     Base {
         name: "bits",
@@ -80,15 +114,102 @@ pub const BASES: &[Base] = &[
     Base {
         name: "grades",
         source: include_str!("../../fixtures/bases/grades.c"),
-        inputs: &[Input { name: "pts", width: 4, count: 2 }, one("late", 4)],
+        inputs: &[many("pts", 4, 2), one("late", 4)],
     },
     Base { name: "search", source: include_str!("../../fixtures/bases/search.c"), inputs: &[one("key", 4)] },
+];
+
+/// Bases for ground truth: each input has a small domain, fixed by the
+/// program's `klee_assume`s, so every input of the domain can be run.
+pub const TRUTH_BASES: &[Base] = &[
+    Base {
+        name: "grade",
+        source: include_str!("../../fixtures/truth/grade.c"),
+        inputs: &[int_in("score", 0, 100), int_in("late", 0, 3)],
+    },
+    Base {
+        name: "triangle",
+        source: include_str!("../../fixtures/truth/triangle.c"),
+        inputs: &[int_in("a", 0, 7), int_in("b", 0, 7), int_in("c", 0, 7)],
+    },
+    Base {
+        name: "runs",
+        source: include_str!("../../fixtures/truth/runs.c"),
+        inputs: &[Input { name: "v", width: 4, count: 4, domain: Domain::Range(-3, 3) }],
+    },
+    Base {
+        name: "bits",
+        source: include_str!("../../fixtures/truth/bits.c"),
+        inputs: &[one("x", 1), int_in("k", 0, 7)],
+    },
+    Base {
+        name: "machine",
+        source: include_str!("../../fixtures/truth/machine.c"),
+        inputs: &[Input { name: "in", width: 1, count: 4, domain: Domain::Range(-2, 2) }],
+    },
+    Base {
+        name: "calc",
+        source: include_str!("../../fixtures/truth/calc.c"),
+        inputs: &[int_in("op", 0, 4), int_in("a", -6, 6), int_in("b", -6, 6)],
+    },
+    Base {
+        name: "search",
+        source: include_str!("../../fixtures/truth/search.c"),
+        inputs: &[int_in("key", -8, 40)],
+    },
+    Base {
+        name: "account",
+        source: include_str!("../../fixtures/truth/account.c"),
+        inputs: &[Input { name: "ops", width: 4, count: 3, domain: Domain::Range(-5, 5) }],
+    },
+    Base {
+        name: "dates",
+        source: include_str!("../../fixtures/truth/dates.c"),
+        inputs: &[int_in("month", 0, 13), int_in("day", 0, 31), int_in("leap", 0, 1)],
+    },
+    Base {
+        name: "fizz",
+        source: include_str!("../../fixtures/truth/fizz.c"),
+        inputs: &[int_in("n", 0, 100)],
+    },
+    Base {
+        name: "parens",
+        source: include_str!("../../fixtures/truth/parens.c"),
+        inputs: &[Input { name: "s", width: 1, count: 5, domain: Domain::Set(&[40, 41, 120]) }],
+    },
+    Base {
+        name: "sort",
+        source: include_str!("../../fixtures/truth/sort.c"),
+        inputs: &[Input { name: "a", width: 4, count: 4, domain: Domain::Range(0, 3) }],
+    },
+    Base {
+        name: "words",
+        source: include_str!("../../fixtures/truth/words.c"),
+        inputs: &[Input { name: "s", width: 1, count: 4, domain: Domain::Set(&[97, 66, 32, 0]) }],
+    },
+    Base {
+        name: "gcd",
+        source: include_str!("../../fixtures/truth/gcd.c"),
+        inputs: &[int_in("a", 0, 12), int_in("b", 0, 12)],
+    },
+    Base {
+        name: "hash",
+        source: include_str!("../../fixtures/truth/hash.c"),
+        inputs: &[one("x", 1), int_in("k", 0, 3)],
+    },
+    Base {
+        name: "stack",
+        source: include_str!("../../fixtures/truth/stack.c"),
+        inputs: &[Input { name: "ops", width: 1, count: 5, domain: Domain::Range(0, 3) }],
+    },
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     OperatorSwap,
     Constant,
+    /// An integer constant made a `double` one (`3` → `3.5`).
+    DoubleConstant,
     DeleteStatement,
     AddGuard,
     ChangeCondition,
@@ -96,6 +217,40 @@ pub enum Kind {
     AddHelper,
     LoopStep,
     WidenParameter,
+    // Rewrites that keep the behaviour (`equivalents`).
+    /// `x > 4` → `x >= 5`.
+    RelaxBound,
+    /// `a < b` → `!(a >= b)`.
+    NegateComparison,
+    /// `x * 2` ↔ `x + x`.
+    Double,
+    /// `a + b` → `(b) + (a)`, for side-effect-free operands.
+    Commute,
+    /// `if (c) A else B` → `if (!(c)) { B } else { A }`.
+    SwapBranches,
+    /// Two adjacent independent statements swapped.
+    Reorder,
+    /// A guard that never holds, around a copy of a statement.
+    DeadGuard,
+    /// `a && b` → `!(!(a) || !(b))`.
+    DeMorgan,
+}
+
+impl Kind {
+    /// A rewrite made to keep the behaviour.
+    pub fn preserves_behaviour(self) -> bool {
+        matches!(
+            self,
+            Kind::RelaxBound
+                | Kind::NegateComparison
+                | Kind::Double
+                | Kind::Commute
+                | Kind::SwapBranches
+                | Kind::Reorder
+                | Kind::DeadGuard
+                | Kind::DeMorgan
+        )
+    }
 }
 
 /// A text replacement in the original.
@@ -333,17 +488,17 @@ impl<'s> Collector<'s> {
                         vs.push(format!("{}{suffix}", v - 1));
                         vs.push(format!("0{suffix}"));
                     }
-                    let bitwise = n.parent().is_some_and(|p| {
-                        p.child_by_field_name("operator")
-                            .is_some_and(|o| matches!(self.text(o), "&" | "|" | "^" | "&=" | "|=" | "^="))
-                    });
-                    if suffix.is_empty() && !bitwise {
-                        vs.push(format!("{v}.5"));
-                    }
                     vs
                 };
                 for s in variants.into_iter().filter(|s| s != t) {
                     self.replace(Kind::Constant, n, s);
+                }
+                let bitwise = n.parent().is_some_and(|p| {
+                    p.child_by_field_name("operator")
+                        .is_some_and(|o| matches!(self.text(o), "&" | "|" | "^" | "&=" | "|=" | "^="))
+                });
+                if !ctx.header && suffix.is_empty() && !bitwise {
+                    self.replace(Kind::DoubleConstant, n, format!("{v}.5"));
                 }
             }
             "if_statement" => {
@@ -516,4 +671,321 @@ pub fn inputs(inputs: &[Input], seed: u64, n: usize) -> Vec<KTest> {
             KTest { args: vec!["prog".into()], sym_argvs: 0, sym_argv_len: 0, objects }
         })
         .collect()
+}
+
+/// Every behaviour-preserving rewrite of `source` ([`Kind::preserves_behaviour`]),
+/// in a deterministic order. They assume integer operands (`x > 4` and
+/// `x >= 5` differ for a `double`), as in the truth bases.
+pub fn equivalents(source: &str) -> Vec<Mutation> {
+    let tree = parse(source);
+    let mut c = Collector { src: source, out: Vec::new(), params: Vec::new() };
+    c.rewrites(tree.root_node());
+    c.out
+}
+
+impl Collector<'_> {
+    fn rewrites(&mut self, n: Node) {
+        match n.kind() {
+            "preproc_include" | "preproc_def" | "case_statement" => {
+                // Labels must stay constant expressions the unifier shares.
+                for k in kids(n).into_iter().filter(|k| Some(*k) != n.child_by_field_name("value")) {
+                    self.rewrites(k);
+                }
+                if n.kind() == "case_statement" {
+                    self.reorders(n);
+                }
+                return;
+            }
+            "call_expression" => {
+                let f = n.child_by_field_name("function").map(|f| self.text(f)).unwrap_or("");
+                if f.starts_with("klee_") {
+                    return;
+                }
+            }
+            "function_definition" => {
+                let first = first_int_param(self.src, n);
+                self.params.push((n.start_byte(), first));
+            }
+            "binary_expression" => self.binary_rewrites(n),
+            "if_statement" => self.swap_branches(n),
+            "compound_statement" => {
+                self.reorders(n);
+                self.dead_guards(n);
+            }
+            _ => {}
+        }
+        for k in kids(n) {
+            self.rewrites(k);
+        }
+        if n.kind() == "function_definition" {
+            self.params.pop();
+        }
+    }
+
+    fn binary_rewrites(&mut self, n: Node) {
+        let (Some(l), Some(op), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        let (lt, o, rt) = (self.text(l), self.text(op), self.text(r));
+        // `x > 4` ↔ `x >= 5`; never below 0, where an unsigned `x` would wrap.
+        if r.kind() == "number_literal"
+            && let Ok(c) = rt.parse::<u64>()
+        {
+            let relaxed = match o {
+                ">" => Some(format!("{lt} >= {}", c + 1)),
+                "<=" => Some(format!("{lt} < {}", c + 1)),
+                ">=" if c > 0 => Some(format!("{lt} > {}", c - 1)),
+                "<" if c > 0 => Some(format!("{lt} <= {}", c - 1)),
+                _ => None,
+            };
+            if let Some(t) = relaxed {
+                self.replace(Kind::RelaxBound, n, t);
+            }
+        }
+        let negated = match o {
+            "<" => Some(">="),
+            ">=" => Some("<"),
+            ">" => Some("<="),
+            "<=" => Some(">"),
+            "==" => Some("!="),
+            "!=" => Some("=="),
+            _ => None,
+        };
+        if let Some(neg) = negated {
+            self.replace(Kind::NegateComparison, n, format!("!({lt} {neg} {rt})"));
+        }
+        if o == "*" && (rt == "2" && l.kind() == "identifier" || lt == "2" && r.kind() == "identifier") {
+            let x = if rt == "2" { lt } else { rt };
+            self.replace(Kind::Double, n, format!("({x} + {x})"));
+        }
+        if o == "+" && l.kind() == "identifier" && lt == rt {
+            self.replace(Kind::Double, n, format!("({lt} * 2)"));
+        }
+        if matches!(o, "+" | "*" | "&" | "|" | "^" | "==" | "!=") && self.pure(l) && self.pure(r) {
+            self.replace(Kind::Commute, n, format!("({rt}) {o} ({lt})"));
+        }
+        let dual = match o {
+            "&&" => Some("||"),
+            "||" => Some("&&"),
+            _ => None,
+        };
+        if let Some(d) = dual {
+            self.replace(Kind::DeMorgan, n, format!("!(!({lt}) {d} !({rt}))"));
+        }
+    }
+
+    /// No call, assignment or increment inside: evaluation order cannot matter.
+    fn pure(&self, n: Node) -> bool {
+        !matches!(n.kind(), "call_expression" | "assignment_expression" | "update_expression")
+            && kids(n).into_iter().all(|k| self.pure(k))
+    }
+
+    fn swap_branches(&mut self, n: Node) {
+        let (Some(cond), Some(then), Some(alt)) = (
+            n.child_by_field_name("condition"),
+            n.child_by_field_name("consequence"),
+            n.child_by_field_name("alternative"),
+        ) else {
+            return;
+        };
+        // The else clause's statement, without the `else`.
+        let Some(alt) = kids(alt).into_iter().find(|k| k.is_named() && k.kind() != "comment") else { return };
+        let t =
+            format!("if (!{}) {{\n{}\n}} else {{\n{}\n}}", self.text(cond), self.text(alt), self.text(then));
+        self.replace(Kind::SwapBranches, n, t);
+    }
+
+    /// Adjacent statements that each assign one variable the other does not
+    /// mention, without calls, swapped.
+    fn reorders(&mut self, block: Node) {
+        let stmts: Vec<Node> =
+            kids(block).into_iter().filter(|k| k.is_named() && k.kind() != "comment").collect();
+        for w in stmts.windows(2) {
+            let (Some(a), Some(b)) = (self.assigned(w[0]), self.assigned(w[1])) else { continue };
+            if a == b || mentions(self.src, w[1], &a) || mentions(self.src, w[0], &b) {
+                continue;
+            }
+            let (ta, tb) = (self.text(w[0]).to_string(), self.text(w[1]).to_string());
+            self.push(
+                Kind::Reorder,
+                vec![
+                    Edit { range: w[0].byte_range(), text: tb },
+                    Edit { range: w[1].byte_range(), text: ta },
+                ],
+            );
+        }
+    }
+
+    /// The variable a call-free statement `x = e;`, `x += e;`, `x++;` or
+    /// `T x = e;` assigns.
+    fn assigned(&self, s: Node) -> Option<String> {
+        if !self.pure_but_assignment(s) {
+            return None;
+        }
+        let target = match s.kind() {
+            "expression_statement" => {
+                let e = kids(s).into_iter().find(|k| k.is_named())?;
+                match e.kind() {
+                    "assignment_expression" => e.child_by_field_name("left")?,
+                    "update_expression" => e.child_by_field_name("argument")?,
+                    _ => return None,
+                }
+            }
+            "declaration" => {
+                let ds: Vec<Node> = kids(s).into_iter().filter(|k| k.kind() == "init_declarator").collect();
+                match ds.as_slice() {
+                    [d] => d.child_by_field_name("declarator")?,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        (target.kind() == "identifier").then(|| self.text(target).to_string())
+    }
+
+    fn pure_but_assignment(&self, n: Node) -> bool {
+        n.kind() != "call_expression" && kids(n).into_iter().all(|k| self.pure_but_assignment(k))
+    }
+
+    /// `if (v > 7 && v < 3) { s }` before each expression statement `s` of a
+    /// function with an int parameter `v`.
+    fn dead_guards(&mut self, block: Node) {
+        let Some(v) = self.guard_var() else { return };
+        for s in kids(block).into_iter().filter(|s| s.kind() == "expression_statement") {
+            let body = self.text(s);
+            if body.starts_with("klee_") {
+                continue;
+            }
+            let at = s.start_byte();
+            self.push(
+                Kind::DeadGuard,
+                vec![Edit { range: at..at, text: format!("if ({v} > 7 && {v} < 3) {{ {body} }}\n    ") }],
+            );
+        }
+    }
+}
+
+/// Some identifier in `n` is `name`.
+fn mentions(src: &str, n: Node, name: &str) -> bool {
+    (n.kind() == "identifier" && &src[n.byte_range()] == name)
+        || kids(n).into_iter().any(|k| mentions(src, k, name))
+}
+
+/// A patch set for ground truth over `source`, as repair tools make them:
+/// revision 0 is `source`, then 2 to 14 patches. Most change behaviour (1 or
+/// 2 mutations, mostly from a small pool shared by the set, so that patches
+/// touch the same places); some are an earlier revision with 1 or 2
+/// behaviour-preserving rewrites (preferably where that revision changed the
+/// original, so `x > 20` meets `x >= 21`); a few are exact copies.
+pub fn truth_set(source: &str, seed: u64) -> Vec<String> {
+    generate_truth_set(source, seed, None)
+}
+
+/// As [`truth_set`], with `size` revisions.
+pub fn truth_set_sized(source: &str, seed: u64, size: usize) -> Vec<String> {
+    generate_truth_set(source, seed, Some(size))
+}
+
+fn generate_truth_set(source: &str, seed: u64, size: Option<usize>) -> Vec<String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let all: Vec<Mutation> =
+        candidates(source).into_iter().filter(|m| m.kind != Kind::DoubleConstant).collect();
+    let pool: Vec<&Mutation> = (0..rng.random_range(2..=5)).filter_map(|_| all.choose(&mut rng)).collect();
+    let drawn = rng.random_range(3..=15);
+    let size = size.unwrap_or(drawn);
+    let mut revs = vec![source.to_string()];
+    while revs.len() < size {
+        let roll: f64 = rng.random();
+        let rev = if roll < 0.08 {
+            revs[rng.random_range(0..revs.len())].clone()
+        } else if roll < 0.4 {
+            let base = revs[rng.random_range(0..revs.len())].clone();
+            rewrite(&base, source, &mut rng)
+        } else {
+            let mut chosen: Vec<&Mutation> = Vec::new();
+            for _ in 0..rng.random_range(1..=2) {
+                let m =
+                    if rng.random_bool(0.75) { pool.choose(&mut rng).copied() } else { all.choose(&mut rng) };
+                if let Some(m) = m
+                    && !chosen.iter().any(|c| c.overlaps(m))
+                {
+                    chosen.push(m);
+                }
+            }
+            apply(source, &chosen)
+        };
+        revs.push(rev);
+    }
+    revs
+}
+
+/// `text` with 1 or 2 behaviour-preserving rewrites, preferably where it
+/// differs from `orig`.
+fn rewrite(text: &str, orig: &str, rng: &mut ChaCha8Rng) -> String {
+    let mut text = text.to_string();
+    for _ in 0..rng.random_range(1..=2) {
+        let all = equivalents(&text);
+        let prefix = text.bytes().zip(orig.bytes()).take_while(|(a, b)| a == b).count();
+        let suffix = text.bytes().rev().zip(orig.bytes().rev()).take_while(|(a, b)| a == b).count();
+        let changed = prefix..text.len().saturating_sub(suffix).max(prefix + 1);
+        let near: Vec<&Mutation> = all
+            .iter()
+            .filter(|m| {
+                m.edits.iter().any(|e| {
+                    e.range.start < changed.end && changed.start < e.range.end.max(e.range.start + 1)
+                })
+            })
+            .collect();
+        let m = if !near.is_empty() && text != orig && rng.random_bool(0.6) {
+            near.choose(rng).copied()
+        } else {
+            all.choose(rng)
+        };
+        if let Some(m) = m {
+            text = apply(&text, &[m]);
+        }
+    }
+    text
+}
+
+/// Every input of `inputs`' domains, as tests (the cartesian product, the
+/// last integer varying fastest).
+pub fn domain(inputs: &[Input]) -> Vec<KTest> {
+    let slots: Vec<(usize, Vec<i64>)> = inputs
+        .iter()
+        .flat_map(|i| std::iter::repeat_n((i.width, i.domain.values(i.width)), i.count))
+        .collect();
+    let mut tests = Vec::new();
+    let mut index = vec![0usize; slots.len()];
+    loop {
+        let mut objects = Vec::new();
+        let mut k = 0;
+        for inp in inputs {
+            let mut bytes = Vec::new();
+            for _ in 0..inp.count {
+                let (w, values) = &slots[k];
+                bytes.extend_from_slice(&values[index[k]].to_le_bytes()[..*w]);
+                k += 1;
+            }
+            objects.push(Object { name: inp.name.to_string(), bytes });
+        }
+        tests.push(KTest { args: vec!["prog".into()], sym_argvs: 0, sym_argv_len: 0, objects });
+        // The next index, like an odometer.
+        let mut d = slots.len();
+        loop {
+            if d == 0 {
+                return tests;
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < slots[d].1.len() {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
 }

@@ -1,0 +1,341 @@
+//! The ground-truth corpus of `diff-patches`: patch sets generated as repair
+//! tools make them ([`mutate::truth_set`] over [`mutate::TRUTH_BASES`]), each
+//! with its true partition, found by running every revision's own file
+//! natively on every input of the (small, `klee_assume`d) input domain.
+//!
+//! Shared by the test suite (`tests/truth.rs`, a sample) and the benchmarks
+//! (`benches/truth.rs`, the whole corpus; `benches/sharing.rs`,
+//! `benches/apply_meta_branch.rs`). Only generators and seeds are stored.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use psychic::ktest::KTest;
+use psychic::report::Report;
+
+use super::mutate::{self, Base, TRUTH_BASES};
+use super::{NativeOutcome, native_outcomes, partition};
+
+/// Patch set `i` of the corpus uses base `i % TRUTH_BASES.len()` and seed
+/// `SEED + i`.
+pub const SEED: u64 = 40_000;
+
+/// The number of sets `benches/truth.rs` runs by default.
+pub const CORPUS: usize = 128;
+
+pub struct PatchSet {
+    /// `base#i`.
+    pub name: String,
+    pub base: &'static Base,
+    /// Revision texts; 0 is the base.
+    pub revisions: Vec<String>,
+}
+
+/// Patch set `i` of the corpus.
+pub fn patch_set(i: usize) -> PatchSet {
+    let base = &TRUTH_BASES[i % TRUTH_BASES.len()];
+    PatchSet {
+        name: format!("{}#{i}", base.name),
+        base,
+        revisions: mutate::truth_set(base.source, SEED + i as u64),
+    }
+}
+
+/// A set of `size` revisions over the `grade` base (for the benchmarks that
+/// need many revisions; its seed lies outside the corpus').
+pub fn large_set(size: usize) -> PatchSet {
+    let base = &TRUTH_BASES[0];
+    PatchSet {
+        name: format!("{}*{size}", base.name),
+        base,
+        revisions: mutate::truth_set_sized(base.source, SEED - size as u64, size),
+    }
+}
+
+/// The sets the comparison benchmarks run: for each base, its largest set
+/// among the first 44 of the corpus, and a set of 25 revisions.
+pub fn benchmark_sets() -> Vec<PatchSet> {
+    let bases = TRUTH_BASES.len();
+    let mut sets: Vec<PatchSet> = (0..bases)
+        .map(|b| {
+            (0..4).map(|k| patch_set(b + k * bases)).max_by_key(|s| s.revisions.len()).expect("four sets")
+        })
+        .collect();
+    sets.push(large_set(25));
+    sets
+}
+
+impl PatchSet {
+    /// Writes the revisions into `dir` as `orig.c`, `p1.c`, ...
+    pub fn write(&self, dir: &Path) -> Vec<PathBuf> {
+        self.revisions
+            .iter()
+            .enumerate()
+            .map(|(k, text)| {
+                let p = dir.join(if k == 0 { "orig.c".to_string() } else { format!("p{k}.c") });
+                std::fs::write(&p, text).unwrap();
+                p
+            })
+            .collect()
+    }
+
+    /// Every input of the domain.
+    pub fn domain(&self) -> Vec<KTest> {
+        mutate::domain(self.base.inputs)
+    }
+}
+
+/// The true behaviour of a patch set.
+pub struct Truth {
+    pub domain: Vec<KTest>,
+    /// `[revision][input]`.
+    pub outcomes: Vec<Vec<NativeOutcome>>,
+    pub partition: Vec<Vec<usize>>,
+}
+
+/// Runs every revision (`files`) on every input of the domain.
+pub fn ground_truth(set: &PatchSet, files: &[PathBuf]) -> Truth {
+    let domain = set.domain();
+    let outcomes = native_outcomes(files, &domain);
+    // An input the assumptions exclude exits with 120 natively: the declared
+    // domain would be wider than the program's.
+    let outside = outcomes[0].iter().position(|o| o.1 == Some(psychic::runtime::STATUS_ASSUME_VIOLATED));
+    if let Some(t) = outside {
+        panic!("{}: input {:?} of the declared domain violates klee_assume", set.name, domain[t]);
+    }
+    let partition = partition(&outcomes);
+    Truth { domain, outcomes, partition }
+}
+
+impl Truth {
+    /// Pairs of revisions that behave alike although their texts differ:
+    /// the pairs a wrong split could hit.
+    pub fn alike_pairs(&self, texts: &[String]) -> usize {
+        self.partition
+            .iter()
+            .map(|c| {
+                let mut n = 0;
+                for (i, &a) in c.iter().enumerate() {
+                    n += c[i + 1..].iter().filter(|&&b| texts[a] != texts[b]).count();
+                }
+                n
+            })
+            .sum()
+    }
+
+    /// The fewest inputs on which two clusters differ: how rare the rarest
+    /// difference is.
+    pub fn rarest_difference(&self) -> Option<usize> {
+        let reps: Vec<usize> = self.partition.iter().map(|c| c[0]).collect();
+        let mut rarest = None;
+        for (i, &a) in reps.iter().enumerate() {
+            for &b in &reps[i + 1..] {
+                let n =
+                    (0..self.domain.len()).filter(|&t| self.outcomes[a][t] != self.outcomes[b][t]).count();
+                rarest = Some(rarest.map_or(n, |r: usize| r.min(n)));
+            }
+        }
+        rarest
+    }
+
+    /// An input on which revisions `a` and `b` behave differently.
+    pub fn witness(&self, a: usize, b: usize) -> Option<&KTest> {
+        (0..self.domain.len()).find(|&t| self.outcomes[a][t] != self.outcomes[b][t]).map(|t| &self.domain[t])
+    }
+}
+
+/// One `psychic diff-patches` run.
+pub struct Run {
+    pub report: Report,
+    pub wall: Duration,
+}
+
+/// Runs `psychic diff-patches` on `files` into `dir/out`, with `extra` flags.
+pub fn diff_patches(files: &[PathBuf], dir: &Path, extra: &[&str]) -> Run {
+    let out = dir.join("out");
+    let start = Instant::now();
+    let run = Command::new(env!("CARGO_BIN_EXE_psychic"))
+        .args(["diff-patches", "--quiet", "-o"])
+        .arg(&out)
+        .args(files)
+        .args(extra)
+        .output()
+        .expect("run psychic");
+    let wall = start.elapsed();
+    assert!(run.status.success(), "diff-patches failed: {}", String::from_utf8_lossy(&run.stderr));
+    let report = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    Run { report, wall }
+}
+
+/// How a found partition compares with the true one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Pairs of revisions that differ but were put in one cluster.
+    pub merged: Vec<(usize, usize)>,
+    /// Pairs of revisions that behave alike but were told apart: a soundness bug.
+    pub split: Vec<(usize, usize)>,
+}
+
+impl Verdict {
+    pub fn new(truth: &[Vec<usize>], found: &[Vec<usize>]) -> Verdict {
+        let cluster_of = |p: &[Vec<usize>], r: usize| p.iter().position(|c| c.contains(&r));
+        let n = truth.iter().map(Vec::len).sum::<usize>();
+        let mut v = Verdict { merged: Vec::new(), split: Vec::new() };
+        for a in 0..n {
+            for b in a + 1..n {
+                let same_truth = cluster_of(truth, a) == cluster_of(truth, b);
+                let same_found = cluster_of(found, a) == cluster_of(found, b);
+                match (same_truth, same_found) {
+                    (false, true) => v.merged.push((a, b)),
+                    (true, false) => v.split.push((a, b)),
+                    _ => {}
+                }
+            }
+        }
+        v
+    }
+
+    pub fn exact(&self) -> bool {
+        self.merged.is_empty() && self.split.is_empty()
+    }
+}
+
+/// Every input of a reported test lies in the domain (psychic explores the
+/// `klee_assume`d domain; a test outside it would mean the declared domain
+/// and the program's disagree).
+pub fn tests_in_domain(report: &Report, domain: &[KTest]) -> bool {
+    report.tests.iter().all(|t| {
+        domain.iter().any(|d| {
+            d.objects.len() == t.inputs.len()
+                && d.objects.iter().zip(&t.inputs).all(|(o, i)| {
+                    o.name == i.name
+                        && o.bytes.iter().map(|b| format!("{b:02x}")).collect::<String>() == i.hex
+                })
+        })
+    })
+}
+
+// The pipeline through the library, for the benchmarks that compare ways of
+// exploring.
+
+/// A meta program built as `diff-patches` builds it.
+pub struct Meta {
+    pub module: psychic::ir::Module,
+    /// The native build, with AddressSanitizer.
+    pub native: PathBuf,
+    pub revisions: usize,
+}
+
+/// The libc model as bitcode, built once.
+fn libc_model() -> &'static [PathBuf] {
+    static LIBC: std::sync::OnceLock<(Vec<PathBuf>, tempfile::TempDir)> = std::sync::OnceLock::new();
+    &LIBC
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            (super::toolchain().libc_model_bitcode(dir.path()).unwrap(), dir)
+        })
+        .0
+}
+
+/// `file` as bitcode in `dir`, linked with the libc model.
+pub fn load(file: &Path, dir: &Path) -> psychic::ir::Module {
+    let bc = dir.join(file.file_stem().unwrap()).with_extension("bc");
+    super::toolchain().bitcode(file, &bc).unwrap_or_else(|e| panic!("{e}"));
+    let libc: Vec<&Path> = libc_model().iter().map(PathBuf::as_path).collect();
+    psychic::ir::Module::load_linked(&bc, &libc).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Unifies `files` and builds the meta program in `dir`.
+pub fn build_meta(files: &[PathBuf], dir: &Path) -> Meta {
+    let sources = psychic::unify::load(&files[0], &files[1..], &[]).unwrap();
+    let meta = psychic::unify::unify(&sources).unwrap();
+    let c = dir.join("meta.c");
+    std::fs::write(&c, &meta.text).unwrap();
+    let native = dir.join("meta.native");
+    let opts = psychic::compile::NativeOptions { sanitize: true };
+    super::toolchain().native(&c, &native, &opts).unwrap_or_else(|e| panic!("{e}"));
+    Meta { module: load(&c, dir), native, revisions: files.len() }
+}
+
+/// What one exploration did.
+pub struct Exploration {
+    pub stats: psychic::exec::ExecStats,
+    pub solver_queries: u64,
+    pub wall: Duration,
+    /// The partition from the confirmed tests, with the differentiator.
+    pub partition: Option<Vec<Vec<usize>>>,
+    pub confirmed: usize,
+    pub stopped_early: Option<String>,
+}
+
+/// Explores the meta program with `cfg` (revisions and search set as
+/// `diff-patches` sets them), with the differentiator as halt observer when
+/// `differentiate`, writing its tests under `dir`.
+pub fn explore_meta(
+    meta: &Meta,
+    mut cfg: psychic::exec::ExecConfig,
+    differentiate: bool,
+    dir: &Path,
+) -> Exploration {
+    use psychic::diff::{DiffConfig, Differentiator};
+    cfg.revisions = Some(meta.revisions as u32);
+    cfg.keep_paths = false;
+    let mut diff = Differentiator::new(DiffConfig::default(), &meta.native, meta.revisions, dir, vec![]);
+    let start = Instant::now();
+    let summary = {
+        let mut ex = psychic::exec::Executor::new(&meta.module, cfg).unwrap();
+        if differentiate {
+            ex.set_observer(Box::new(&mut diff));
+        }
+        ex.run()
+    };
+    let wall = start.elapsed();
+    assert!(diff.error.is_none(), "{:?}", diff.error);
+    let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
+    Exploration {
+        stats: summary.stats,
+        solver_queries: summary.solver.queries + diff.stats.queries,
+        wall,
+        partition: differentiate.then(|| psychic::cluster::clusters(meta.revisions, &classes)),
+        confirmed: diff.tests.len(),
+        stopped_early: summary.stopped_early,
+    }
+}
+
+/// Explores one program on its own, as `psychic run` would, and makes a test
+/// of every path that exits or fails (KLEE's one test per path).
+pub fn explore_alone(module: &psychic::ir::Module, max_time: Duration) -> (Vec<KTest>, Exploration) {
+    use psychic::exec::{ExecConfig, Executor, Termination};
+    let cfg = ExecConfig { max_time: Some(max_time), ..ExecConfig::default() };
+    let start = Instant::now();
+    let mut ex = Executor::new(module, cfg).unwrap();
+    let summary = ex.run();
+    let mut tests = Vec::new();
+    for p in &summary.paths {
+        if matches!(p.termination, Termination::Silent | Termination::Early { .. }) {
+            continue;
+        }
+        let arrays: Vec<_> = p.symbolics.iter().map(|s| s.array).collect();
+        let Ok(Some(model)) = ex.solver.get_model(&ex.pool, &p.constraints, &arrays) else { continue };
+        let objects = p
+            .symbolics
+            .iter()
+            .zip(model)
+            .map(|(s, bytes)| psychic::ktest::Object { name: s.name.clone(), bytes })
+            .collect();
+        tests.push(KTest { args: vec!["program".into()], sym_argvs: 0, sym_argv_len: 0, objects });
+    }
+    let wall = start.elapsed();
+    let exploration = Exploration {
+        solver_queries: ex.solver.stats().queries,
+        stats: summary.stats,
+        wall,
+        partition: None,
+        confirmed: 0,
+        stopped_early: summary.stopped_early,
+    };
+    (tests, exploration)
+}
