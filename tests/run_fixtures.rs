@@ -288,6 +288,7 @@ fixtures! {
     posix_scanf_ints => "posix/scanf_ints.c",
     posix_scanf_tokens => "posix/scanf_tokens.c",
     posix_scanf_unsupported => "posix/scanf_unsupported.c",
+    posix_scanf_word => "posix/scanf_word.c",
     posix_sscanf_arg => "posix/sscanf_arg.c",
     posix_sym_files => "posix/sym_files.c",
     array_index => "symbolic/array_index.c",

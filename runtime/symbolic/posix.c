@@ -658,14 +658,15 @@ static int vscan(struct src *s, const char *format, va_list ap) {
           klee_assume((t[k] == 0) | (!is_space(t[k]) & (k == 0 || t[k - 1] != 0)));
         /* With a width the buffer has room for it: copying every byte does
          * not fork on the length. */
-        if (width)
+        if (width) {
           for (i = 0; i < max; i++)
             if (dst)
               ((char *)dst)[i] = (char)t[i];
-        else
+        } else {
           for (; t[i]; i++)
             if (dst)
               ((char *)dst)[i] = (char)t[i];
+        }
         klee_assume(is_space(v->data[v->pos]));
         v->pending = 1;
       } else {
@@ -714,36 +715,21 @@ static int vscan_string(const char *str, const char *fmt, va_list ap) {
 }
 
 /* Under every name glibc's headers may give them. */
-#define SCANF(name)                                                                                \
-  MODEL int name##_model(const char *restrict fmt, ...) __asm__(#name);                            \
-  MODEL int name##_model(const char *restrict fmt, ...) {                                          \
+#define VARIADIC(name, params, call)                                                               \
+  MODEL int name##_model params __asm__(#name);                                                    \
+  MODEL int name##_model params {                                                                  \
     va_list ap;                                                                                    \
     int r;                                                                                         \
     va_start(ap, fmt);                                                                             \
-    r = vscan_stream(stdin, fmt, ap);                                                              \
+    r = call;                                                                                      \
     va_end(ap);                                                                                    \
     return r;                                                                                      \
   }
+#define SCANF(name) VARIADIC(name, (const char *restrict fmt, ...), vscan_stream(stdin, fmt, ap))
 #define FSCANF(name)                                                                               \
-  MODEL int name##_model(FILE *restrict f, const char *restrict fmt, ...) __asm__(#name);          \
-  MODEL int name##_model(FILE *restrict f, const char *restrict fmt, ...) {                        \
-    va_list ap;                                                                                    \
-    int r;                                                                                         \
-    va_start(ap, fmt);                                                                             \
-    r = vscan_stream(f, fmt, ap);                                                                  \
-    va_end(ap);                                                                                    \
-    return r;                                                                                      \
-  }
+  VARIADIC(name, (FILE *restrict f, const char *restrict fmt, ...), vscan_stream(f, fmt, ap))
 #define SSCANF(name)                                                                               \
-  MODEL int name##_model(const char *restrict str, const char *restrict fmt, ...) __asm__(#name);  \
-  MODEL int name##_model(const char *restrict str, const char *restrict fmt, ...) {                \
-    va_list ap;                                                                                    \
-    int r;                                                                                         \
-    va_start(ap, fmt);                                                                             \
-    r = vscan_string(str, fmt, ap);                                                                \
-    va_end(ap);                                                                                    \
-    return r;                                                                                      \
-  }
+  VARIADIC(name, (const char *restrict str, const char *restrict fmt, ...), vscan_string(str, fmt, ap))
 SCANF(scanf)
 SCANF(__isoc99_scanf)
 SCANF(__isoc23_scanf)
