@@ -150,3 +150,24 @@ fn an_unsupported_conversion_names_the_format_and_the_line() {
     let text = std::fs::read_to_string(&errs[0]).unwrap();
     assert!(text.contains("Line: 15"), "{text}");
 }
+
+/// `psychic replay` feeds a test's command line and stdin to the program.
+#[test]
+fn replay_feeds_the_command_line_and_stdin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let prog = fixture("sscanf_arg.c");
+    let o = psychic(tmp.path(), &["run", &prog, "--output-dir", "out", "--", "--sym-arg", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut replayed = 0;
+    for e in std::fs::read_dir(tmp.path().join("out")).unwrap() {
+        let ktest = e.unwrap().path();
+        if ktest.extension().is_none_or(|x| x != "ktest") {
+            continue;
+        }
+        let want = std::fs::read(ktest.with_extension("stdout")).unwrap_or_default();
+        let r = psychic(tmp.path(), &["replay", &prog, ktest.to_str().unwrap()]);
+        assert_eq!(String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&want), "{}", ktest.display());
+        replayed += 1;
+    }
+    assert_eq!(replayed, 6);
+}

@@ -289,6 +289,8 @@ fixtures! {
     posix_scanf_tokens => "posix/scanf_tokens.c",
     posix_scanf_unsupported => "posix/scanf_unsupported.c",
     posix_scanf_word => "posix/scanf_word.c",
+    posix_scanset_fscanf => "posix/scanset_fscanf.c",
+    posix_sym_args => "posix/sym_args.c",
     posix_sscanf_arg => "posix/sscanf_arg.c",
     posix_sym_files => "posix/sym_files.c",
     array_index => "symbolic/array_index.c",
