@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::exec_args::{self, ExecArgs};
+use super::exec_args::{self, EnvArgs, ExecArgs};
 use super::outdir;
 use super::progress::{Progress, Tracked};
 use crate::cluster::{self, SearchBudget};
@@ -18,6 +18,7 @@ use crate::diff::confirm::OutputSelection;
 use crate::diff::{ConfirmedTest, DiffConfig, Differentiator};
 use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
+use crate::posix;
 use crate::report::{self, Report, diagnostics};
 use crate::unify;
 
@@ -50,6 +51,8 @@ Examples:
   psychic diff-patches orig.c fix1.c fix2.c fix3.c
   psychic diff-patches orig.c --diff a.diff --diff b.diff --max-time 60 --output-dir out
   psychic diff-patches orig.c fix*.c --diagnostics gcc --sarif psychic.sarif --fail-on-diff
+  psychic diff-patches median.c fix1.c fix2.c --sym-stdin 12      # programs that scanf
+  psychic diff-patches seq.c fix.c -- --sym-arg 2 --sym-arg 2      # programs that read argv
   psychic replay out/meta.native out/tests/test000001.ktest --revision 2")]
 pub struct DiffPatchesArgs {
     /// The original program: revision 0.
@@ -83,6 +86,9 @@ pub struct DiffPatchesArgs {
     /// no summary, no progress line.
     #[arg(long, short)]
     quiet: bool,
+    /// A flag for clang (repeatable): --cflag=-DNDEBUG --cflag=-Iinclude.
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    clang_flags: Vec<String>,
     /// Compiler-style diagnostics on stderr: `auto` is `gcc` when stderr is a
     /// terminal (and not --quiet), `none` otherwise.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Diagnostics::Auto)]
@@ -96,9 +102,12 @@ pub struct DiffPatchesArgs {
     fail_on_diff: bool,
     #[command(flatten)]
     exec: ExecArgs,
-    /// Extra flags for clang, after `--` (e.g. -DNDEBUG -Iinclude).
-    #[arg(last = true)]
-    clang_flags: Vec<String>,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The program's command line after argv[0]: concrete words and KLEE's
+    /// --sym-arg N, --sym-args MIN MAX N, --sym-stdin N, --sym-files K N.
+    #[arg(last = true, value_name = "WORD")]
+    words: Vec<String>,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +147,8 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     if let Some(p) = &a.sarif {
         check_writable(p)?;
     }
+    let words = a.env.words(&a.words)?;
+    let entry = posix::entry_point(&words, "main").map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut progress = Progress::on_stderr(!a.quiet);
 
     progress.stage("unify", format!("merging {} revisions", 1 + a.revisions.len() + a.diffs.len()));
@@ -161,16 +172,24 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     check_revisions_compile(&tc, &sources)?;
     let out = outdir::create(a.output_dir.as_deref())?;
     progress.set_budget(a.exec.max_time.and_then(|s| Duration::try_from_secs_f64(s).ok()));
-    let result = explore_and_report(&a, &tc, &sources, &meta, &out.path, &progress, start, &mut times, stage);
+    let run = Program { words, entry };
+    let result = explore_and_report(&a, &run, &tc, &sources, &meta, &out.path, &progress, start, &mut times, stage);
     if result.is_err() {
         out.discard();
     }
     result
 }
 
+/// The command line the meta program runs with, and where it starts.
+struct Program {
+    words: Vec<String>,
+    entry: String,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn explore_and_report(
     a: &DiffPatchesArgs,
+    run: &Program,
     tc: &Toolchain,
     sources: &[unify::RevisionSource],
     meta: &unify::MetaProgram,
@@ -206,7 +225,10 @@ fn explore_and_report(
     let libc: Vec<&Path> = libc.iter().map(PathBuf::as_path).collect();
     let module = Module::load_linked(&meta_bc, &libc)?;
     let interrupt = exec_args::interrupt_on_ctrl_c();
+    let argv: Vec<String> = std::iter::once("meta.bc".to_string()).chain(run.words.iter().cloned()).collect();
     let mut cfg = ExecConfig {
+        entry: run.entry.clone(),
+        argv: argv.clone(),
         keep_paths: false,
         revisions: Some(n as u32),
         interrupt: Some(interrupt),
@@ -220,7 +242,7 @@ fn explore_and_report(
         })?,
         jobs: a.jobs.max(1),
     };
-    let mut diff = Differentiator::new(dcfg, &native, n, out, vec!["meta.bc".into()]);
+    let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     progress.stage("explore", "starting");
     let summary = {
         let mut ex = Executor::new(&module, cfg)?;

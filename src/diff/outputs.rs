@@ -162,8 +162,10 @@ fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
                 if s != t || u.len() != v.len() {
                     return None;
                 }
-                for (a, b) in u.iter().zip(v.iter()) {
-                    terms.push(arg_difference(pool, a, b));
+                // A `*` width or precision comes first; the value is last.
+                for (k, (a, b)) in u.iter().zip(v.iter()).enumerate() {
+                    let conv = if k + 1 == u.len() { s.conv } else { b'd' };
+                    terms.push(arg_difference(pool, a, b, conv));
                 }
                 (i, j) = (i + 1, j + 1);
             }
@@ -296,9 +298,18 @@ fn digit(pool: &mut ExprPool, b: ExprId, radix: u128, letters: Option<u8>) -> (E
     (ok, pool.ite(decimal, as_decimal, as_letter))
 }
 
-fn arg_difference(pool: &mut ExprPool, u: &FmtArg, v: &FmtArg) -> ExprId {
+/// Whether two arguments of conversion `conv` print differently: `%c`
+/// prints only the low byte of its int.
+fn arg_difference(pool: &mut ExprPool, u: &FmtArg, v: &FmtArg, conv: u8) -> ExprId {
     match (u, v) {
-        (FmtArg::Scalar(x), FmtArg::Scalar(y)) if pool.width(*x) == pool.width(*y) => pool.ne(*x, *y),
+        (FmtArg::Scalar(x), FmtArg::Scalar(y)) if pool.width(*x) == pool.width(*y) => {
+            if conv == b'c' && pool.width(*x) > 8 {
+                let (x, y) = (pool.extract(*x, 0, 8), pool.extract(*y, 0, 8));
+                pool.ne(x, y)
+            } else {
+                pool.ne(*x, *y)
+            }
+        }
         (FmtArg::Str(xs), FmtArg::Str(ys)) => bytes_difference(pool, xs, ys),
         _ => pool.true_(),
     }
