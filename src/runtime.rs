@@ -81,4 +81,14 @@ impl Installed {
             .map(|(name, _)| self.dir.path().join("libc").join(name))
             .collect()
     }
+
+    /// The model's sources that can run natively beside glibc, for checking
+    /// them against it: not `env.c` and `posix.c`, since errno, the streams
+    /// and the files must stay glibc's there.
+    pub fn libc_model_native_sources(&self) -> Vec<PathBuf> {
+        self.libc_model_sources()
+            .into_iter()
+            .filter(|p| !p.ends_with("env.c") && !p.ends_with("posix.c"))
+            .collect()
+    }
 }

@@ -300,6 +300,10 @@ MODEL char *fgets(char *restrict s, int n, FILE *restrict f) {
   int i = 0;
   if (!v || n <= 0)
     return 0;
+  if (n == 1) { /* glibc: room for the terminator only */
+    s[0] = 0;
+    return s;
+  }
   while (i < n - 1) {
     int c = vgetc(v);
     if (c == EOF)

@@ -398,13 +398,7 @@ pub fn native_path_count(src: &Path, bytes: u32, model: bool, dir: &Path) -> u64
     let bin = dir.join("enumerate");
     let mut traced = vec![(src.to_path_buf(), "-Dmain=fixture_main")];
     if model {
-        // env.c stays out: errno and the streams must be glibc's.
-        traced.extend(
-            rt.libc_model_sources()
-                .into_iter()
-                .filter(|p| !p.ends_with("env.c"))
-                .map(|p| (p, "-fno-builtin")),
-        );
+        traced.extend(rt.libc_model_native_sources().into_iter().map(|p| (p, "-fno-builtin")));
     }
     let mut objects = Vec::new();
     for (i, (c, flag)) in traced.iter().enumerate() {
