@@ -40,19 +40,30 @@ fn main() {
         per_revision_states,
         ..ExecConfig::default()
     };
-    let mut totals = [[0.0f64; 4]; 4];
+    // Per table and side: seconds, states, instructions, paths, queries.
+    let figures = |e: &Exploration| {
+        [
+            e.wall.as_secs_f64(),
+            e.stats.states_created as f64,
+            e.stats.instructions as f64,
+            e.stats.completed_paths() as f64,
+            e.solver_queries as f64,
+        ]
+    };
+    let mut totals = [[0.0f64; 5]; 4];
     for (table, differentiate) in
         [("with the differentiator (diff-patches)", true), ("exhaustive, engine alone", false)]
     {
         println!("{table}");
         println!(
-            "{:<14} {:>4} | {:>20} | {:>20} | {:>24} | {:>18} | {:>5}",
+            "{:<14} {:>4} | {:>20} | {:>20} | {:>24} | {:>18} | {:>18} | {:>5}",
             "set",
             "revs",
             "seconds sets/apply",
             "states sets/apply",
             "instructions sets/apply",
             "paths sets/apply",
+            "queries sets/apply",
             "equal"
         );
         for set in &sets {
@@ -68,23 +79,18 @@ fn main() {
                 })
                 .collect();
             let (s, a) = (&runs[0], &runs[1]);
-            let t = &mut totals[usize::from(!differentiate) * 2];
-            t[0] += s.wall.as_secs_f64();
-            t[1] += s.stats.states_created as f64;
-            t[2] += s.stats.instructions as f64;
-            t[3] += s.stats.completed_paths() as f64;
-            let t = &mut totals[usize::from(!differentiate) * 2 + 1];
-            t[0] += a.wall.as_secs_f64();
-            t[1] += a.stats.states_created as f64;
-            t[2] += a.stats.instructions as f64;
-            t[3] += a.stats.completed_paths() as f64;
+            for (k, e) in runs.iter().enumerate() {
+                for (t, v) in totals[usize::from(!differentiate) * 2 + k].iter_mut().zip(figures(e)) {
+                    *t += v;
+                }
+            }
             let equal =
                 if differentiate { if s.partition == a.partition { "yes" } else { "NO" } } else { "-" };
             let partial = |e: &Exploration| {
                 if e.stopped_early.as_deref().is_some_and(|r| r.contains("max-time")) { "*" } else { "" }
             };
             println!(
-                "{:<14} {:>4} | {:>9.2}{:1} {:>9.2}{:1} | {:>10} {:>9} | {:>12} {:>11} | {:>9} {:>8} | {:>5}",
+                "{:<14} {:>4} | {:>9.2}{:1} {:>9.2}{:1} | {:>10} {:>9} | {:>12} {:>11} | {:>9} {:>8} | {:>9} {:>8} | {:>5}",
                 set.name,
                 files.len(),
                 s.wall.as_secs_f64(),
@@ -97,25 +103,18 @@ fn main() {
                 a.stats.instructions,
                 s.stats.completed_paths(),
                 a.stats.completed_paths(),
+                s.solver_queries,
+                a.solver_queries,
                 equal
             );
         }
         let (s, a) = (totals[usize::from(!differentiate) * 2], totals[usize::from(!differentiate) * 2 + 1]);
-        println!(
-            "total: seconds {:.1} / {:.1} ({:.1}x), states {} / {} ({:.1}x), instructions {} / {} ({:.1}x), paths {} / {} ({:.1}x)",
-            s[0],
-            a[0],
-            a[0] / s[0],
-            s[1],
-            a[1],
-            a[1] / s[1],
-            s[2],
-            a[2],
-            a[2] / s[2],
-            s[3],
-            a[3],
-            a[3] / s[3]
-        );
+        let gains: Vec<String> = ["seconds", "states", "instructions", "paths", "queries"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| format!("{name} {:.1} / {:.1} ({:.1}x)", s[i], a[i], a[i] / s[i]))
+            .collect();
+        println!("total sets / apply (gain): {}", gains.join(", "));
         println!("(* hit --max-time)\n");
     }
 }

@@ -64,6 +64,8 @@ struct Row {
     revisions: usize,
     alike: usize,
     rare: Option<usize>,
+    /// Candidate tests the native runs did not confirm.
+    disagreements: u64,
 }
 
 fn show(p: &[Vec<usize>]) -> String {
@@ -126,6 +128,9 @@ fn main() {
         if r.stats.partial {
             verdict += &format!(" [partial: {}]", r.stats.partial_reason.clone().unwrap_or_default());
         }
+        if r.stats.disagreements > 0 {
+            verdict += &format!(" [{} disagreements]", r.stats.disagreements);
+        }
         if !in_domain {
             verdict += " [a test lies outside the declared domain]";
         }
@@ -158,6 +163,7 @@ fn main() {
             revisions: files.len(),
             alike,
             rare,
+            disagreements: r.stats.disagreements,
         });
     }
     let n = rows.len();
@@ -184,6 +190,11 @@ fn main() {
     println!("sets with wrong merges    {merged}");
     println!("sets with wrong splits    {split}");
     println!("partial (budget)          {partial}");
+    println!(
+        "disagreements             {} candidate tests in {} sets",
+        rows.iter().map(|r| r.disagreements).sum::<u64>(),
+        rows.iter().filter(|r| r.disagreements > 0).count()
+    );
     if n > 0 {
         println!(
             "diff-patches seconds      total {:.1}, mean {:.2}, median {:.2}, p90 {:.2}, max {:.2}",

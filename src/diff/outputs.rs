@@ -220,7 +220,7 @@ fn spelled(
         _ => return None,
     };
     let is_digit = |c: u8| match letters {
-        None => (c as char).to_digit(radix as u32).is_some(),
+        None => (c as char).is_digit(radix as u32),
         Some(l) => c.is_ascii_digit() || (l..l + 6).contains(&c),
     };
     if let Some(n) = next {

@@ -297,45 +297,11 @@ pub fn explore_meta(
     let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
     Exploration {
         stats: summary.stats,
-        solver_queries: summary.solver.queries + diff.stats.queries,
+        // The differentiator asks the engine's solver: its queries are counted there.
+        solver_queries: summary.solver.queries,
         wall,
         partition: differentiate.then(|| psychic::cluster::clusters(meta.revisions, &classes)),
         confirmed: diff.tests.len(),
         stopped_early: summary.stopped_early,
     }
-}
-
-/// Explores one program on its own, as `psychic run` would, and makes a test
-/// of every path that exits or fails (KLEE's one test per path).
-pub fn explore_alone(module: &psychic::ir::Module, max_time: Duration) -> (Vec<KTest>, Exploration) {
-    use psychic::exec::{ExecConfig, Executor, Termination};
-    let cfg = ExecConfig { max_time: Some(max_time), ..ExecConfig::default() };
-    let start = Instant::now();
-    let mut ex = Executor::new(module, cfg).unwrap();
-    let summary = ex.run();
-    let mut tests = Vec::new();
-    for p in &summary.paths {
-        if matches!(p.termination, Termination::Silent | Termination::Early { .. }) {
-            continue;
-        }
-        let arrays: Vec<_> = p.symbolics.iter().map(|s| s.array).collect();
-        let Ok(Some(model)) = ex.solver.get_model(&ex.pool, &p.constraints, &arrays) else { continue };
-        let objects = p
-            .symbolics
-            .iter()
-            .zip(model)
-            .map(|(s, bytes)| psychic::ktest::Object { name: s.name.clone(), bytes })
-            .collect();
-        tests.push(KTest { args: vec!["program".into()], sym_argvs: 0, sym_argv_len: 0, objects });
-    }
-    let wall = start.elapsed();
-    let exploration = Exploration {
-        solver_queries: ex.solver.stats().queries,
-        stats: summary.stats,
-        wall,
-        partition: None,
-        confirmed: 0,
-        stopped_early: summary.stopped_early,
-    };
-    (tests, exploration)
 }
