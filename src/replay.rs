@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
+use crate::posix::ReplayEnv;
+
 /// What one native run did. Two runs behave alike when their outcomes are equal.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
@@ -60,8 +62,8 @@ pub struct Request<'a> {
     pub binary: &'a Path,
     pub ktest: Option<&'a Path>,
     pub revision: usize,
-    pub args: Vec<String>,
-    pub stdin: Vec<u8>,
+    /// argv after argv[0], stdin, and files in the working directory.
+    pub env: ReplayEnv,
     pub timeout: Duration,
     /// Where `psychic_output` annotations go, if they are wanted.
     pub annotations: Option<PathBuf>,
@@ -73,8 +75,7 @@ impl<'a> Request<'a> {
             binary,
             ktest,
             revision,
-            args: Vec::new(),
-            stdin: Vec::new(),
+            env: ReplayEnv::default(),
             timeout: Duration::from_secs(10),
             annotations: None,
         }
@@ -84,14 +85,26 @@ impl<'a> Request<'a> {
 pub fn run(req: &Request) -> std::io::Result<Outcome> {
     // A bare name would be looked up on PATH; the user means the file here.
     let mut cmd = Command::new(std::path::absolute(req.binary)?);
-    cmd.args(&req.args)
+    // Files live in a scratch directory that is the working directory.
+    let workdir = if req.env.files.is_empty() {
+        None
+    } else {
+        let dir = tempfile::Builder::new().prefix("psychic-replay-").tempdir()?;
+        for (name, bytes) in &req.env.files {
+            std::fs::write(dir.path().join(name), bytes)?;
+        }
+        cmd.current_dir(dir.path());
+        Some(dir)
+    };
+    let ktest = req.ktest.map(std::path::absolute).transpose()?;
+    cmd.args(&req.env.args)
         .env("PSYCHIC_REVISION", req.revision.to_string())
         // Memory errors become a deterministic SIGABRT, leaks are not behaviour.
         .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    match req.ktest {
+    match &ktest {
         Some(k) => cmd.env("KTEST_FILE", k),
         None => cmd.env_remove("KTEST_FILE"),
     };
@@ -100,7 +113,7 @@ pub fn run(req: &Request) -> std::io::Result<Outcome> {
         None => cmd.env_remove("PSYCHIC_ANNOTATIONS"),
     };
     let mut child = cmd.spawn()?;
-    let stdin = req.stdin.clone();
+    let stdin = req.env.stdin.clone();
     let mut child_in = child.stdin.take().expect("stdin is piped");
     // A program that never reads stdin must not block the writer: write from a thread.
     let writer = std::thread::spawn(move || {
@@ -116,6 +129,7 @@ pub fn run(req: &Request) -> std::io::Result<Outcome> {
         }
     };
     let _ = writer.join();
+    drop(workdir);
     use std::os::unix::process::ExitStatusExt;
     Ok(Outcome {
         stdout: out.join().unwrap_or_default(),

@@ -27,7 +27,16 @@ pub const LIBC_MODEL: &[(&str, &str)] = &[
     ("ctype.c", include_str!("../runtime/symbolic/ctype.c")),
     ("stdlib.c", include_str!("../runtime/symbolic/stdlib.c")),
     ("env.c", include_str!("../runtime/symbolic/env.c")),
+    ("posix.c", include_str!("../runtime/symbolic/posix.c")),
 ];
+
+/// Whether a source file (from debug info) is one of the libc model's: the
+/// model is compiled from `libc/NAME` of an installed runtime.
+pub fn is_libc_model_file(file: &str) -> bool {
+    let path = std::path::Path::new(file);
+    path.parent().and_then(|d| d.file_name()).is_some_and(|d| d == "libc")
+        && LIBC_MODEL.iter().any(|(name, _)| path.file_name().is_some_and(|f| f == *name))
+}
 
 /// The native runtime, compiled by build.rs with the `cc` crate.
 const NATIVE_LIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpsychic_native.a"));

@@ -42,7 +42,7 @@ fn classes_follow_the_selected_outputs() {
             }
             .write(&ktest)
             .unwrap();
-            TestInput { ktest, args: vec![], stdin: vec![] }
+            TestInput { ktest, env: Default::default() }
         })
         .collect();
     let obs = replay_all(&bin, 4, &tests, Duration::from_secs(10), 2).unwrap();

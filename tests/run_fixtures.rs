@@ -193,7 +193,7 @@ fn check(rel: &str) {
         // A meta program's test replays on every revision of its path.
         for &rev in &r.revisions {
             let mut req = psychic::replay::Request::new(&bin, Some(&ktest), rev);
-            req.args = f.argv.clone();
+            req.env = psychic::posix::replay_env(&kt);
             let what = format!("{rel}: test {} ({}) on revision {rev}", r.id, r.termination);
             match r.termination.as_str() {
                 "exit" => {

@@ -117,6 +117,21 @@ bad:
   return 0;
 }
 
+/* The objects of KLEE's POSIX runtime (argNN, n_args, stdin, stdin-stat,
+ * A-data, A-data-stat, model_version): psychic replay feeds them to the
+ * program as its command line, stdin and files, so klee_make_symbolic skips
+ * them unless asked for one by name. */
+static int is_posix_object(const char *n) {
+  size_t len = strlen(n);
+  if (len == 5 && strncmp(n, "arg", 3) == 0 && n[3] >= '0' && n[3] <= '9' && n[4] >= '0' &&
+      n[4] <= '9')
+    return 1;
+  if (n[0] >= 'A' && n[0] <= 'Z' && (strcmp(n + 1, "-data") == 0 || strcmp(n + 1, "-data-stat") == 0))
+    return 1;
+  return strcmp(n, "n_args") == 0 || strcmp(n, "stdin") == 0 || strcmp(n, "stdin-stat") == 0 ||
+         strcmp(n, "model_version") == 0 || strncmp(n, "stdin-tok-", 10) == 0;
+}
+
 static void ensure_loaded(void) {
   const char *path;
   if (loaded)
@@ -141,8 +156,7 @@ void klee_make_symbolic(void *addr, size_t nbytes, const char *name) {
       return;
     }
     o = &objects[next_object];
-    /* KLEE's POSIX runtime records model_version; skip it unless asked. */
-    if (strcmp(o->name, "model_version") == 0 && strcmp(name, "model_version") != 0)
+    if (is_posix_object(o->name) && strcmp(o->name, name) != 0)
       continue;
     if (strcmp(o->name, name) != 0)
       fail(STATUS_REPLAY, "object name mismatch: requesting \"%s\" but the test has \"%s\"",

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use super::exec_args::ExecArgs;
+use super::exec_args::{EnvArgs, ExecArgs};
 use super::outdir;
 use crate::cluster::{self, SearchBudget};
 use crate::compile::{NativeOptions, Toolchain};
@@ -18,6 +18,7 @@ use crate::diff::confirm::OutputSelection;
 use crate::diff::{ConfirmedTest, DiffConfig, Differentiator};
 use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
+use crate::posix;
 use crate::report::{self, Report};
 use crate::unify;
 
@@ -37,6 +38,8 @@ Results go to the output directory:
 Examples:
   psychic diff-patches orig.c fix1.c fix2.c fix3.c
   psychic diff-patches orig.c --diff a.diff --diff b.diff --max-time 60 --output-dir out
+  psychic diff-patches median.c fix1.c fix2.c --sym-stdin 12      # programs that scanf
+  psychic diff-patches seq.c fix.c -- --sym-arg 2 --sym-arg 2      # programs that read argv
   psychic replay out/meta.native out/tests/test000001.ktest --revision 2")]
 pub struct DiffPatchesArgs {
     /// The original program: revision 0.
@@ -69,11 +72,17 @@ pub struct DiffPatchesArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
+    /// A flag for clang (repeatable): --cflag=-DNDEBUG --cflag=-Iinclude.
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    clang_flags: Vec<String>,
     #[command(flatten)]
     exec: ExecArgs,
-    /// Extra flags for clang, after `--` (e.g. -DNDEBUG -Iinclude).
-    #[arg(last = true)]
-    clang_flags: Vec<String>,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The program's command line after argv[0]: concrete words and KLEE's
+    /// --sym-arg N, --sym-args MIN MAX N, --sym-stdin N, --sym-files K N.
+    #[arg(last = true, value_name = "WORD")]
+    words: Vec<String>,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +107,8 @@ fn selection(kinds: &[OutputKind]) -> OutputSelection {
 pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let mut times = report::StageTimes::default();
+    let words = a.env.words(&a.words)?;
+    let entry = posix::entry_point(&words, "main").map_err(|e| anyhow::anyhow!("{e}"))?;
 
     let sources = unify::load(&a.orig, &a.revisions, &a.diffs)?;
     let meta = unify::unify(&sources)?;
@@ -114,16 +125,24 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
         .with_flags([std::ffi::OsString::from("-I"), orig_dir.into_os_string()]);
     check_revisions_compile(&tc, &sources)?;
     let out = outdir::create(a.output_dir.as_deref())?;
-    let result = explore_and_report(&a, &tc, &meta, n, &out.path, start, &mut times, stage);
+    let run = Program { words, entry };
+    let result = explore_and_report(&a, &run, &tc, &meta, n, &out.path, start, &mut times, stage);
     if result.is_err() {
         out.discard();
     }
     result
 }
 
+/// The command line the meta program runs with, and where it starts.
+struct Program {
+    words: Vec<String>,
+    entry: String,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn explore_and_report(
     a: &DiffPatchesArgs,
+    run: &Program,
     tc: &Toolchain,
     meta: &unify::MetaProgram,
     n: usize,
@@ -163,7 +182,10 @@ fn explore_and_report(
         // one failed to install; either way the first stops exploration.
         let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     }
+    let argv: Vec<String> = std::iter::once("meta.bc".to_string()).chain(run.words.iter().cloned()).collect();
     let mut cfg = ExecConfig {
+        entry: run.entry.clone(),
+        argv: argv.clone(),
         keep_paths: false,
         revisions: Some(n as u32),
         interrupt: Some(interrupt),
@@ -177,7 +199,7 @@ fn explore_and_report(
         })?,
         jobs: a.jobs.max(1),
     };
-    let mut diff = Differentiator::new(dcfg, &native, n, out, vec!["meta.bc".into()]);
+    let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     let summary = {
         let mut ex = Executor::new(&module, cfg)?;
         ex.set_observer(Box::new(&mut diff));

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 
 use crate::exec::{ExecConfig, ExternalCalls, SearchKind};
 use crate::ktest::KTest;
+use crate::posix::{self, StdinModel};
 
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Exploration")]
@@ -137,4 +138,48 @@ impl From<SearchKind> for Search {
 fn seconds(flag: &str, s: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s)
         .map_err(|_| anyhow::anyhow!("{flag} {s}: expected a non-negative number of seconds"))
+}
+
+/// The symbolic environment, shared by `run` and `diff-patches`: KLEE's
+/// POSIX-runtime options. Program arguments go after `--`.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Symbolic environment (KLEE's POSIX options)")]
+pub struct EnvArgs {
+    /// stdin of N symbolic bytes (as `--sym-stdin N` after `--`).
+    #[arg(long, value_name = "N")]
+    pub sym_stdin: Option<u32>,
+    /// K symbolic files A, B, ... of N bytes each, which the program opens by
+    /// name (as `--sym-files K N` after `--`).
+    #[arg(long, num_args = 2, value_names = ["K", "N"])]
+    pub sym_files: Option<Vec<u32>>,
+    /// How scanf reads symbolic stdin: `tokens` gives each integer conversion
+    /// and %s one typed input (paths grow with behaviours, not digit
+    /// strings); `bytes` parses stdin byte by byte, exactly as glibc does.
+    #[arg(long, value_enum, default_value_t = StdinModel::Tokens)]
+    pub stdin_model: StdinModel,
+    /// Caught to teach: a symbolic argument belongs after `--`.
+    #[arg(long, hide = true, num_args = 0.., allow_hyphen_values = true)]
+    sym_arg: Option<Vec<String>>,
+    #[arg(long, hide = true, num_args = 0.., allow_hyphen_values = true)]
+    sym_args: Option<Vec<String>>,
+}
+
+impl EnvArgs {
+    /// The program's command line after argv[0]: `program_words` (the words
+    /// after `--`) with the environment flags given before it.
+    pub fn words(&self, program_words: &[String]) -> anyhow::Result<Vec<String>> {
+        for (flag, given) in [("--sym-arg", &self.sym_arg), ("--sym-args", &self.sym_args)] {
+            if let Some(v) = given {
+                anyhow::bail!(
+                    "{flag} {} describes a program argument: put it after `--`, as in \
+                     `psychic run prog.c -- {flag} {}`",
+                    v.join(" "),
+                    v.join(" ")
+                );
+            }
+        }
+        let files = self.sym_files.as_deref().map(|v| (v[0], v[1]));
+        posix::command_words(program_words, self.sym_stdin, files, self.stdin_model)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
 }

@@ -9,11 +9,12 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
-use super::exec_args::ExecArgs;
+use super::exec_args::{EnvArgs, ExecArgs};
 use super::outdir;
 use crate::compile::Toolchain;
 use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
+use crate::posix;
 use crate::run::{self, TestWriter};
 
 /// Explore every path of a program symbolically and write a test for each, as KLEE does.
@@ -39,12 +40,16 @@ Examples:
   psychic run get_sign.bc
   psychic run prog.c --search dfs --max-time 60 --output-dir out
   psychic run prog.bc --max-instructions 1000000 -- ARG1 ARG2
+  psychic run cut.c -- -d , --sym-arg 3 --sym-stdin 8   # KLEE's POSIX options
+  psychic run median.c --sym-stdin 12                   # scanf reads symbolic stdin
   psychic run meta.bc --check-overshift --external-calls all
   psychic replay prog.c psychic-last/test000001.ktest")]
 pub struct RunArgs {
     /// The program: LLVM bitcode, or a C file to compile first.
     program: PathBuf,
-    /// The program's arguments (argv[1..]).
+    /// The program's command line after argv[0], after `--`: concrete words
+    /// and KLEE's --sym-arg N, --sym-args MIN MAX N, --sym-stdin N,
+    /// --sym-files K N.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "PROGRAM ARGS")]
     args: Vec<String>,
     /// Where tests go (default: psychic-out-N, with psychic-last linking to it).
@@ -68,6 +73,8 @@ pub struct RunArgs {
     cflags: Vec<String>,
     #[command(flatten)]
     exec: ExecArgs,
+    #[command(flatten)]
+    env: EnvArgs,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +88,11 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let clock = Instant::now();
     if !a.program.is_file() {
         bail!("{}: no such file", a.program.display());
+    }
+    let words = a.env.words(&a.args)?;
+    let entry = posix::entry_point(&words, &a.entry_point).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if entry == posix::POSIX_ENTRY && a.libc == Libc::None {
+        bail!("the symbolic environment is part of the libc model: drop --libc none");
     }
     let is_c = a.program.extension().is_some_and(|e| e == "c");
     let scratch = tempfile::Builder::new()
@@ -112,9 +124,11 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let libs: Vec<&Path> = libs.iter().map(PathBuf::as_path).collect();
     let module = Module::load_linked(&bitcode, &libs)?;
+    if entry == posix::POSIX_ENTRY && module.entry("main").is_err() {
+        bail!("{}: no function `main` to start the symbolic environment in", a.program.display());
+    }
 
-    let argv: Vec<String> =
-        std::iter::once(a.program.display().to_string()).chain(a.args.iter().cloned()).collect();
+    let argv: Vec<String> = std::iter::once(a.program.display().to_string()).chain(words).collect();
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();
@@ -128,7 +142,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         });
     }
     let mut cfg = ExecConfig {
-        entry: a.entry_point.clone(),
+        entry,
         argv: argv.clone(),
         revisions: a.revisions,
         keep_paths: false,

@@ -53,7 +53,9 @@ pub fn compile(a: CompileArgs) -> Result<ExitCode> {
 /// Run one revision of a program natively on one test and print its outcome.
 #[derive(Args)]
 #[command(after_help = "The program is a native binary from `psychic compile --native`, or a C file,
-which is compiled first. Its exit status becomes psychic's own.
+which is compiled first. Its exit status becomes psychic's own. The test's command line,
+stdin and files (KLEE's argNN, stdin, A-data objects) are fed to the program; files are
+written into a scratch directory that is its working directory.
 
 Examples:
   psychic replay meta psychic-last/test000001.ktest --revision 2
@@ -72,7 +74,7 @@ pub struct ReplayArgs {
 }
 
 pub fn replay(a: ReplayArgs) -> Result<ExitCode> {
-    KTest::read(&a.ktest)?;
+    let kt = KTest::read(&a.ktest)?;
     let tmp;
     let binary: &Path = if a.program.extension().is_some_and(|e| e == "c") {
         let tc = Toolchain::discover()?;
@@ -88,6 +90,7 @@ pub fn replay(a: ReplayArgs) -> Result<ExitCode> {
     };
     let mut req = replay::Request::new(binary, Some(&a.ktest), a.revision);
     req.timeout = Duration::from_secs_f64(a.timeout);
+    req.env = crate::posix::replay_env(&kt);
     let outcome = replay::run(&req).with_context(|| format!("{}: cannot run", binary.display()))?;
     use std::io::Write;
     let mut so = std::io::stdout();

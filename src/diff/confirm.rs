@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::posix::ReplayEnv;
 use crate::replay::{self, Outcome};
 
 /// Which parts of a run count as its behaviour.
@@ -54,12 +55,11 @@ pub struct ObservedKey {
     annotations: Option<Vec<String>>,
 }
 
-/// A test to replay: its ktest and the command line and stdin it feeds.
+/// A test to replay: its ktest and the command line, stdin and files it feeds.
 #[derive(Debug, Clone)]
 pub struct TestInput {
     pub ktest: PathBuf,
-    pub args: Vec<String>,
-    pub stdin: Vec<u8>,
+    pub env: ReplayEnv,
 }
 
 /// Runs every test on every revision, on `jobs` threads. Result: `[test][revision]`.
@@ -108,8 +108,7 @@ fn run_one(
     annotations: PathBuf,
 ) -> std::io::Result<Observation> {
     let mut req = replay::Request::new(binary, Some(&test.ktest), revision);
-    req.args = test.args.clone();
-    req.stdin = test.stdin.clone();
+    req.env = test.env.clone();
     req.timeout = timeout;
     req.annotations = Some(annotations.clone());
     let outcome = replay::run(&req)?;

@@ -19,6 +19,7 @@ use std::time::Duration;
 use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
 use crate::expr::ExprId;
 use crate::ktest::{self, KTest};
+use crate::posix;
 
 use confirm::{Observation, OutputSelection, TestInput};
 
@@ -209,11 +210,13 @@ impl<'a> Differentiator<'a> {
             args: self.program_args.clone(),
             sym_argvs: 0,
             sym_argv_len: 0,
-            objects: objects
-                .iter()
-                .zip(model)
-                .map(|(o, bytes)| ktest::Object { name: o.name.clone(), bytes })
-                .collect(),
+            objects: posix::render_tokens(
+                objects
+                    .iter()
+                    .zip(model)
+                    .map(|(o, bytes)| ktest::Object { name: o.name.clone(), bytes })
+                    .collect(),
+            ),
         })
     }
 
@@ -223,7 +226,7 @@ impl<'a> Differentiator<'a> {
         std::fs::create_dir_all(&self.tests_dir)?;
         let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
         ktest.write(&candidate).map_err(std::io::Error::other)?;
-        let input = TestInput { ktest: candidate.clone(), args: Vec::new(), stdin: Vec::new() };
+        let input = TestInput { ktest: candidate.clone(), env: posix::replay_env(&ktest) };
         let started = std::time::Instant::now();
         let row = confirm::replay_all(
             self.binary,

@@ -32,6 +32,10 @@ pub(super) enum Handler {
     SilentExit,
     KleeAbort,
     ReportError,
+    /// `__psychic_model_error(message)`: the libc model met something it
+    /// does not support (a scanf conversion); a `model` error at the
+    /// program's call.
+    ModelError,
     IsSymbolic,
     IsReplay,
     PreferCex,
@@ -80,6 +84,7 @@ impl Handler {
             "klee_silent_exit" => SilentExit,
             "klee_abort" => KleeAbort,
             "klee_report_error" => ReportError,
+            "__psychic_model_error" => ModelError,
             "klee_is_symbolic" => IsSymbolic,
             "klee_is_replay" => IsReplay,
             "klee_prefer_cex" => PreferCex,
@@ -214,6 +219,19 @@ impl Executor<'_> {
                 let mut t = self.error_termination(st, ErrorKind::User(suffix), msg);
                 if let Termination::Error { location, .. } = &mut t {
                     *location = Some(Location { file, line: line as u32, col: 0 });
+                }
+                return Err(Stop::Halt(Box::new(t)));
+            }
+            Handler::ModelError => {
+                let msg = self.string_arg(st, &arg(0), "model error message")?;
+                let mut t = self.error_termination(st, ErrorKind::User("model".into()), msg);
+                // Point at the program's call, not into the model.
+                if let Termination::Error { location, stack, .. } = &mut t
+                    && let Some(caller) = stack.iter().find(|f| {
+                        f.location.as_ref().is_some_and(|l| !crate::runtime::is_libc_model_file(&l.file))
+                    })
+                {
+                    *location = caller.location.clone();
                 }
                 return Err(Stop::Halt(Box::new(t)));
             }

@@ -196,12 +196,13 @@ impl TestWriter {
             args: self.opts.ktest_args.clone(),
             sym_argvs: 0,
             sym_argv_len: 0,
-            objects: p
-                .symbolics
-                .iter()
-                .zip(model)
-                .map(|(s, bytes)| ktest::Object { name: s.name.clone(), bytes })
-                .collect(),
+            objects: crate::posix::render_tokens(
+                p.symbolics
+                    .iter()
+                    .zip(model)
+                    .map(|(s, bytes)| ktest::Object { name: s.name.clone(), bytes })
+                    .collect(),
+            ),
         };
         kt.write(&self.path(&format!("{stem}.ktest"))).map_err(io::Error::other)?;
         for (stream, ext) in [(Stream::Stdout, "stdout"), (Stream::Stderr, "stderr")] {

@@ -1,0 +1,369 @@
+//! The symbolic environment, KLEE's POSIX runtime conventions: the words of a
+//! program's command line (`--sym-arg N`, `--sym-args MIN MAX N`,
+//! `--sym-stdin N`, `--sym-files K N`, `--stdin-model tokens|bytes`, and
+//! concrete words), the ktest objects the libc model makes for them
+//! (`runtime/symbolic/posix.c`), the rendering of stdin tokens into the
+//! `stdin` object, and what a native replay feeds the program (argv, stdin,
+//! files).
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+
+use crate::ktest::{KTest, Object};
+
+/// The function the engine starts in when the environment is symbolic: it
+/// makes the objects and calls `main` (KLEE's `klee_init_env`).
+pub const POSIX_ENTRY: &str = "__psychic_posix_main";
+
+/// `st_size` in the 144-byte `struct stat` of x86-64 glibc (`stdin-stat`,
+/// `A-data-stat`).
+const ST_SIZE: std::ops::Range<usize> = 48..56;
+
+/// Symbolic arguments are named `arg00`..`arg99`.
+const MAX_SYM_ARGS: u32 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StdinModel {
+    /// scanf's integer conversions and %s read typed tokens (fast).
+    #[default]
+    Tokens,
+    /// stdin is parsed byte by byte, as glibc does (exact).
+    Bytes,
+}
+
+impl StdinModel {
+    fn word(self) -> &'static str {
+        match self {
+            StdinModel::Tokens => "tokens",
+            StdinModel::Bytes => "bytes",
+        }
+    }
+}
+
+/// One part of a command line after argv[0].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Word {
+    Concrete(String),
+    SymArg { len: u32 },
+    SymArgs { min: u32, max: u32, len: u32 },
+    SymStdin { len: u32 },
+    SymFiles { count: u32, len: u32 },
+    StdinModel(StdinModel),
+}
+
+impl Word {
+    fn is_symbolic(&self) -> bool {
+        !matches!(self, Word::Concrete(_) | Word::StdinModel(_))
+    }
+}
+
+/// Parses command-line words as KLEE's POSIX runtime does: an option word
+/// takes its numbers, anything else is a concrete argument.
+pub fn parse_words(words: &[String]) -> Result<Vec<Word>, String> {
+    let mut out = Vec::new();
+    let mut it = words.iter();
+    let (mut stdin, mut files, mut sym_args) = (false, false, 0u32);
+    while let Some(w) = it.next() {
+        let mut nums = |n: usize, usage: &str| -> Result<Vec<u32>, String> {
+            (0..n)
+                .map(|_| {
+                    it.next().and_then(|x| x.parse::<u32>().ok()).ok_or_else(|| format!("expected `{usage}`"))
+                })
+                .collect()
+        };
+        let word = match w.as_str() {
+            "--sym-arg" => Word::SymArg { len: nums(1, "--sym-arg N")?[0] },
+            "--sym-args" => {
+                let v = nums(3, "--sym-args MIN MAX N")?;
+                if v[0] > v[1] {
+                    return Err(format!("--sym-args {} {} {}: MIN is above MAX", v[0], v[1], v[2]));
+                }
+                Word::SymArgs { min: v[0], max: v[1], len: v[2] }
+            }
+            "--sym-stdin" => {
+                let len = nums(1, "--sym-stdin N")?[0];
+                if std::mem::replace(&mut stdin, true) {
+                    return Err("stdin asked for twice: give --sym-stdin once".into());
+                }
+                Word::SymStdin { len }
+            }
+            "--sym-files" => {
+                let v = nums(2, "--sym-files K N")?;
+                if v[0] > 26 {
+                    return Err(format!("--sym-files {} {}: at most 26 files (A to Z)", v[0], v[1]));
+                }
+                if std::mem::replace(&mut files, true) {
+                    return Err("files asked for twice: give --sym-files once".into());
+                }
+                Word::SymFiles { count: v[0], len: v[1] }
+            }
+            "--stdin-model" => match it.next().map(String::as_str) {
+                Some("tokens") => Word::StdinModel(StdinModel::Tokens),
+                Some("bytes") => Word::StdinModel(StdinModel::Bytes),
+                _ => return Err("expected `--stdin-model tokens` or `--stdin-model bytes`".into()),
+            },
+            _ => Word::Concrete(w.clone()),
+        };
+        sym_args += match word {
+            Word::SymArg { .. } => 1,
+            Word::SymArgs { max, .. } => max,
+            _ => 0,
+        };
+        if sym_args > MAX_SYM_ARGS {
+            return Err(format!("at most {MAX_SYM_ARGS} symbolic arguments (arg00 to arg99)"));
+        }
+        out.push(word);
+    }
+    Ok(out)
+}
+
+/// Whether the words ask for a symbolic environment (the engine then starts
+/// in [`POSIX_ENTRY`]).
+pub fn is_symbolic(words: &[Word]) -> bool {
+    words.iter().any(Word::is_symbolic)
+}
+
+/// The command line a run gets: the program's words, then the environment
+/// flags given before `--` (`--sym-stdin`, `--sym-files`), then the stdin
+/// model if stdin is symbolic. Errors teach.
+pub fn command_words(
+    program_words: &[String],
+    sym_stdin: Option<u32>,
+    sym_files: Option<(u32, u32)>,
+    model: StdinModel,
+) -> Result<Vec<String>, String> {
+    let mut words = program_words.to_vec();
+    if let Some(n) = sym_stdin {
+        words.extend(["--sym-stdin".into(), n.to_string()]);
+    }
+    if let Some((k, n)) = sym_files {
+        words.extend(["--sym-files".into(), k.to_string(), n.to_string()]);
+    }
+    let parsed = parse_words(&words)?;
+    let has_stdin = parsed.iter().any(|w| matches!(w, Word::SymStdin { .. }));
+    if has_stdin && !parsed.iter().any(|w| matches!(w, Word::StdinModel(_))) {
+        words.extend(["--stdin-model".into(), model.word().into()]);
+    }
+    Ok(words)
+}
+
+/// The function a run starts in: [`POSIX_ENTRY`] when the words ask for a
+/// symbolic environment (it calls `main`), else `entry`.
+pub fn entry_point(words: &[String], entry: &str) -> Result<String, String> {
+    let symbolic = parse_words(words).map(|w| is_symbolic(&w))?;
+    match (symbolic, entry) {
+        (false, _) => Ok(entry.to_string()),
+        (true, "main") => Ok(POSIX_ENTRY.to_string()),
+        (true, _) => Err(format!(
+            "a symbolic environment (--sym-arg, --sym-stdin, ...) starts the program at `main`, not `{entry}`"
+        )),
+    }
+}
+
+/// What a native run of a test gets: argv after argv[0], stdin, and files
+/// (name, contents) in its working directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplayEnv {
+    pub args: Vec<OsString>,
+    pub stdin: Vec<u8>,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// The environment a ktest describes: its `args` words with symbolic
+/// arguments replaced by their `argNN` values, `stdin` cut to the size in
+/// `stdin-stat`, and the files `A-data`, ... A ktest without symbolic words
+/// gives its words as they are.
+pub fn replay_env(kt: &KTest) -> ReplayEnv {
+    let mut env = ReplayEnv::default();
+    let words = kt.args.get(1..).unwrap_or_default();
+    let object = |name: &str| kt.objects.iter().find(|o| o.name == name);
+    let mut args = kt.objects.iter().filter(|o| is_arg_name(&o.name));
+    let mut next_arg = |env: &mut ReplayEnv| {
+        if let Some(o) = args.next() {
+            let end = o.bytes.iter().position(|&b| b == 0).unwrap_or(o.bytes.len());
+            env.args.push(OsString::from_vec(o.bytes[..end].to_vec()));
+        }
+    };
+    match parse_words(words) {
+        Ok(parsed) => {
+            for w in parsed {
+                match w {
+                    Word::Concrete(s) => env.args.push(s.into()),
+                    Word::SymArg { .. } => next_arg(&mut env),
+                    Word::SymArgs { .. } => {
+                        let n = object("n_args").and_then(|o| o.as_ints()).map_or(0, |(i, _)| i.max(0));
+                        for _ in 0..n {
+                            next_arg(&mut env);
+                        }
+                    }
+                    Word::SymStdin { .. } | Word::SymFiles { .. } | Word::StdinModel(_) => {}
+                }
+            }
+        }
+        Err(_) => env.args = words.iter().map(OsString::from).collect(),
+    }
+    let sized = |data: &Object, stat: Option<&Object>| -> Vec<u8> {
+        let size = stat
+            .and_then(|s| s.bytes.get(ST_SIZE))
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .map_or(data.bytes.len(), |s| (s as usize).min(data.bytes.len()));
+        data.bytes[..size].to_vec()
+    };
+    if let Some(o) = object("stdin") {
+        env.stdin = sized(o, object("stdin-stat"));
+    }
+    for o in &kt.objects {
+        if let Some(file) = o.name.strip_suffix("-data")
+            && is_file_name(file)
+        {
+            env.files.push((file.to_string(), sized(o, object(&format!("{file}-data-stat")))));
+        }
+    }
+    env
+}
+
+fn is_arg_name(name: &str) -> bool {
+    name.len() == 5 && name.starts_with("arg") && name[3..].bytes().all(|b| b.is_ascii_digit())
+}
+
+fn is_file_name(name: &str) -> bool {
+    name.len() == 1 && name.as_bytes()[0].is_ascii_uppercase()
+}
+
+/// Replaces the stdin tokens of token mode (`stdin-tok-POS-KIND`) by their
+/// text in the `stdin` object, each before raw byte POS, and sets
+/// `stdin-stat`'s size to the rendered length. Objects without tokens are
+/// returned as they are.
+pub fn render_tokens(objects: Vec<Object>) -> Vec<Object> {
+    let mut tokens: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut rest = Vec::with_capacity(objects.len());
+    for o in objects {
+        match parse_token_name(&o.name) {
+            Some((pos, kind)) => tokens.push((pos, token_text(kind, &o.bytes))),
+            None => rest.push(o),
+        }
+    }
+    if tokens.is_empty() {
+        return rest;
+    }
+    // Stable: tokens at one position keep their order.
+    tokens.sort_by_key(|t| t.0);
+    let raw = rest.iter().find(|o| o.name == "stdin").map(|o| o.bytes.clone()).unwrap_or_default();
+    let mut text = Vec::new();
+    let mut pending = tokens.iter().peekable();
+    for i in 0..=raw.len() {
+        while let Some((_, t)) = pending.next_if(|t| t.0 <= i) {
+            text.extend_from_slice(t);
+        }
+        if let Some(&b) = raw.get(i) {
+            text.push(b);
+        }
+    }
+    let len = text.len() as u64;
+    for o in &mut rest {
+        if o.name == "stdin" {
+            o.bytes = std::mem::take(&mut text);
+        } else if o.name == "stdin-stat" && o.bytes.len() >= ST_SIZE.end {
+            o.bytes[ST_SIZE].copy_from_slice(&len.to_le_bytes());
+        }
+    }
+    rest
+}
+
+fn parse_token_name(name: &str) -> Option<(usize, u8)> {
+    let rest = name.strip_prefix("stdin-tok-")?;
+    let (pos, kind) = rest.rsplit_once('-')?;
+    let &[kind] = kind.as_bytes() else { return None };
+    Some((pos.parse().ok()?, kind))
+}
+
+/// A token's text as scanf would read it back: `d` signed and `u` unsigned
+/// decimal, `x` hex, `o` octal (little-endian values of the token's size),
+/// `s` the bytes before the first NUL.
+fn token_text(kind: u8, bytes: &[u8]) -> Vec<u8> {
+    let mut wide = [0u8; 16];
+    let n = bytes.len().min(16);
+    wide[..n].copy_from_slice(&bytes[..n]);
+    let u = u128::from_le_bytes(wide);
+    let bits = 8 * n as u32;
+    let signed = if bits == 0 { 0 } else { ((u << (128 - bits)) as i128) >> (128 - bits) };
+    match kind {
+        b'd' => signed.to_string().into_bytes(),
+        b'u' => u.to_string().into_bytes(),
+        b'x' => format!("{u:x}").into_bytes(),
+        b'o' => format!("{u:o}").into_bytes(),
+        _ => bytes.iter().take_while(|&&b| b != 0).copied().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(name: &str, bytes: &[u8]) -> Object {
+        Object { name: name.into(), bytes: bytes.to_vec() }
+    }
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn words_parse_and_errors_teach() {
+        let w = parse_words(&words(&["-n", "--sym-arg", "3", "--sym-args", "0", "2", "4"])).unwrap();
+        assert_eq!(
+            w,
+            vec![
+                Word::Concrete("-n".into()),
+                Word::SymArg { len: 3 },
+                Word::SymArgs { min: 0, max: 2, len: 4 }
+            ]
+        );
+        assert!(parse_words(&words(&["--sym-arg"])).unwrap_err().contains("--sym-arg N"));
+        let twice = command_words(&words(&["--sym-stdin", "4"]), Some(8), None, StdinModel::Tokens);
+        assert!(twice.unwrap_err().contains("stdin asked for twice"));
+        let w = command_words(&[], Some(8), None, StdinModel::Bytes).unwrap();
+        assert_eq!(w, words(&["--sym-stdin", "8", "--stdin-model", "bytes"]));
+    }
+
+    #[test]
+    fn tokens_render_before_their_raw_byte() {
+        let mut stat = vec![0u8; 144];
+        stat[ST_SIZE].copy_from_slice(&3u64.to_le_bytes());
+        let objects = vec![
+            obj("stdin", b" \n?"),
+            obj("stdin-stat", &stat),
+            obj("stdin-tok-0-d", &(-12i32).to_le_bytes()),
+            obj("stdin-tok-1-x", &255u32.to_le_bytes()),
+            obj("stdin-tok-2-s", b"ab\0\0"),
+        ];
+        let out = render_tokens(objects);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].bytes, b"-12 ff\nab?");
+        let kt = KTest { args: words(&["p", "--sym-stdin", "3"]), objects: out, ..KTest::default() };
+        assert_eq!(replay_env(&kt).stdin, b"-12 ff\nab?");
+    }
+
+    #[test]
+    fn replay_env_orders_arguments_and_cuts_stdin() {
+        let mut stat = vec![0u8; 144];
+        stat[ST_SIZE].copy_from_slice(&2u64.to_le_bytes());
+        let kt = KTest {
+            args: words(&["p", "-x", "--sym-args", "0", "2", "2", "--sym-arg", "1", "--sym-stdin", "4"]),
+            objects: vec![
+                obj("n_args", &1i32.to_le_bytes()),
+                obj("arg00", b"a\0\0"),
+                obj("arg01", b"b\0"),
+                obj("stdin", b"xyzw"),
+                obj("stdin-stat", &stat),
+                obj("A-data", b"file"),
+                obj("model_version", &1u32.to_le_bytes()),
+            ],
+            ..KTest::default()
+        };
+        let env = replay_env(&kt);
+        assert_eq!(env.args, vec![OsString::from("-x"), "a".into(), "b".into()]);
+        assert_eq!(env.stdin, b"xy");
+        assert_eq!(env.files, vec![("A".to_string(), b"file".to_vec())]);
+    }
+}
