@@ -2,7 +2,10 @@
 //! concrete-heavy loop, paths per second on branching programs (with and
 //! without writing a test per path, as `psychic run` does), and the
 //! solver's query counts and cache hit rates (`qcache`: query cache, `cex`:
-//! counterexample cache, `z3`: calls that reached Z3).
+//! counterexample cache, `z3`: calls that reached Z3). A second table
+//! compares the stdin models on a program that scanf's three ints (median
+//! of three): `tokens` against byte-exact `bytes`, which runs under a time
+//! budget since its paths grow with the digit strings.
 //! `cargo bench --bench engine`.
 
 use std::time::Instant;
@@ -43,6 +46,51 @@ int main(void) {
   return score > 10;
 }
 "#;
+
+/// Median of three ints read with scanf: a handful of behaviours (the
+/// comparisons that pick the median), and in the byte model also the ways
+/// the read fails.
+const MEDIAN: &str = r#"
+#include <stdio.h>
+int main(void) {
+  int a, b, c;
+  if (scanf("%d %d %d", &a, &b, &c) != 3)
+    return 1;
+  if ((a <= b && b <= c) || (c <= b && b <= a))
+    printf("%d is the median\n", b);
+  else if ((b <= a && a <= c) || (c <= a && a <= b))
+    printf("%d is the median\n", a);
+  else
+    printf("%d is the median\n", c);
+  return 0;
+}
+"#;
+
+/// The budget of a stdin-model run.
+const STDIN_BUDGET_SECS: u64 = 60;
+
+fn stdin_model_row(m: &Module, model: &str, n: u32) {
+    let argv = ["median", "--sym-stdin", &n.to_string(), "--stdin-model", model].map(String::from).to_vec();
+    let cfg = ExecConfig {
+        entry: psychic::posix::POSIX_ENTRY.into(),
+        argv,
+        search: SearchKind::Dfs,
+        max_time: Some(std::time::Duration::from_secs(STDIN_BUDGET_SECS)),
+        ..ExecConfig::default()
+    };
+    let t = Instant::now();
+    let s = Executor::new(m, cfg).unwrap().run();
+    println!(
+        "{:<8} {:>6} {:>8} {:>8} {:>9.2} {:>9} {}",
+        model,
+        n,
+        s.stats.states_created,
+        s.paths.len(),
+        t.elapsed().as_secs_f64(),
+        s.solver.queries,
+        if s.stopped_early.is_some() { "budget hit (partial)" } else { "complete" }
+    );
+}
 
 fn build(tc: &Toolchain, dir: &std::path::Path, name: &str, src: &str, opt2: bool) -> Module {
     let c = dir.join(format!("{name}.c"));
@@ -155,5 +203,22 @@ fn main() {
     let m = build(&tc, dir.path(), "branching", BRANCHING, false);
     for search in [SearchKind::Dfs, SearchKind::Default] {
         print_row(&explore(format!("branching {search:?}"), &m, search));
+    }
+
+    println!();
+    println!("scanf(\"%d %d %d\"), median of three, --sym-stdin N, dfs, budget {STDIN_BUDGET_SECS} s");
+    println!(
+        "{:<8} {:>6} {:>8} {:>8} {:>9} {:>9} status",
+        "model", "N", "states", "paths", "seconds", "queries"
+    );
+    let c = dir.path().join("median.c");
+    std::fs::write(&c, MEDIAN).unwrap();
+    let bc = dir.path().join("median.bc");
+    tc.bitcode(&c, &bc).unwrap();
+    let libc = tc.libc_model_cached(dir.path()).unwrap();
+    let libc: Vec<&std::path::Path> = libc.iter().map(|p| p.as_path()).collect();
+    let m = Module::load_linked(&bc, &libc).unwrap();
+    for (model, n) in [("tokens", 3), ("tokens", 16), ("bytes", 5), ("bytes", 6), ("bytes", 16)] {
+        stdin_model_row(&m, model, n);
     }
 }

@@ -23,9 +23,11 @@
 //! must exit with the recorded status and print the recorded stdout and
 //! stderr; an error test must die by a signal (SIGFPE for `div`, or SIGABRT
 //! when ASan catches it; SIGILL for the traps; SIGABRT for what ASan and
-//! `abort` catch), or ASan must report it. `external`,
-//! `unhandled` and `solver` errors are the engine's own limits: they have
-//! no native counterpart and are not replayed.
+//! `abort` catch), or ASan must report it. `external`, `unhandled`,
+//! `solver` and `model` (a libc-model limit) errors are the engine's own
+//! limits: they have no native counterpart and are not replayed. The
+//! native run gets the test's command line, stdin and files
+//! (`posix::replay_env`).
 
 mod common;
 
@@ -187,9 +189,10 @@ fn check(rel: &str) {
         let stem = out_dir.join(format!("test{:06}", r.id));
         let ktest = stem.with_extension("ktest");
         let kt = psychic::ktest::KTest::read(&ktest).unwrap();
+        // The words after `--`, then the environment flags given before it.
         let mut args = vec![f.src.display().to_string()];
-        args.extend(f.argv.iter().cloned());
-        assert_eq!(kt.args, args, "{rel}: the ktest records the command line");
+        args.extend(f.argv.iter().filter(|w| *w != "--").cloned());
+        assert!(kt.args.starts_with(&args), "{rel}: the ktest records the command line: {:?}", kt.args);
         // A meta program's test replays on every revision of its path.
         for &rev in &r.revisions {
             let mut req = psychic::replay::Request::new(&bin, Some(&ktest), rev);
@@ -217,7 +220,7 @@ fn check(rel: &str) {
                         "{what}: error at line {line}, marked: {marked:?}\n{err}"
                     );
                     let signals: &[i32] = match r.kind.as_str() {
-                        "external" | "unhandled" | "solver" => continue,
+                        "external" | "unhandled" | "solver" | "model" => continue,
                         "div" => &[8, 6],
                         "overshift" => &[4],
                         "exec" => &[4, 6, 11],
@@ -277,6 +280,19 @@ macro_rules! fixtures {
 }
 
 fixtures! {
+    posix_argv_words => "posix/argv_words.c",
+    posix_fgets_line => "posix/fgets_line.c",
+    posix_getchar_loop => "posix/getchar_loop.c",
+    posix_getline_read => "posix/getline_read.c",
+    posix_scanf_bytes => "posix/scanf_bytes.c",
+    posix_scanf_ints => "posix/scanf_ints.c",
+    posix_scanf_tokens => "posix/scanf_tokens.c",
+    posix_scanf_unsupported => "posix/scanf_unsupported.c",
+    posix_scanf_word => "posix/scanf_word.c",
+    posix_scanset_fscanf => "posix/scanset_fscanf.c",
+    posix_sym_args => "posix/sym_args.c",
+    posix_sscanf_arg => "posix/sscanf_arg.c",
+    posix_sym_files => "posix/sym_files.c",
     array_index => "symbolic/array_index.c",
     get_sign => "symbolic/get_sign.c",
     loops => "symbolic/loops.c",

@@ -28,9 +28,12 @@
 /* Ends the path with a `model` error at the program's call (engine special). */
 void __psychic_model_error(const char *message) __attribute__((noreturn));
 
+/* stdio reads `pos` up to `buffered`; like glibc it fills its buffer with
+ * one read() of up to BUFSIZ bytes, so read() on the descriptor goes on
+ * from `raw`, past what stdio buffered. */
 struct vfile {
   unsigned char *data;
-  unsigned size, pos;
+  unsigned size, pos, buffered, raw;
   int ungot; /* a byte pushed back by ungetc, or -1 */
   int eof;
   int pending; /* tokens: data[pos] is the separator of a token */
@@ -39,7 +42,7 @@ struct vfile {
 
 #define MAX_FILES 26
 #define FIRST_FD 3
-static struct vfile vstdin = {0, 0, 0, -1, 0, 0, 1};
+static struct vfile vstdin = {0, 0, 0, 0, 0, -1, 0, 0, 1};
 static struct vfile vfiles[MAX_FILES];
 static FILE file_streams[MAX_FILES];
 static unsigned num_files;
@@ -73,10 +76,14 @@ static void make_file(struct vfile *f, unsigned n, const char *name, const char 
   klee_make_symbolic(&st, sizeof st, stat_name);
   klee_assume(st.st_size == (off_t)n);
   f->size = n;
-  f->pos = 0;
+  f->open = 0;
+}
+
+static void rewind_file(struct vfile *f) {
+  f->pos = f->buffered = f->raw = 0;
   f->ungot = -1;
   f->eof = 0;
-  f->open = 0;
+  f->pending = 0;
 }
 
 static char *sym_arg(unsigned n, unsigned k) {
@@ -170,16 +177,27 @@ static int file_index(const char *path) {
   return -1;
 }
 
+/* Makes data[pos] a buffered byte, refilling as glibc does; 0 at EOF. */
+static int fill(struct vfile *v) {
+  if (v->pos < v->buffered)
+    return 1;
+  if (v->raw >= v->size) {
+    v->eof = 1;
+    return 0;
+  }
+  v->pos = v->raw;
+  v->buffered = v->raw = v->size - v->raw < BUFSIZ ? v->size : v->raw + BUFSIZ;
+  return 1;
+}
+
 static int vgetc(struct vfile *v) {
   int c = v->ungot;
   if (c >= 0) {
     v->ungot = -1;
     return c;
   }
-  if (v->pos >= v->size) {
-    v->eof = 1;
+  if (!fill(v))
     return EOF;
-  }
   v->pending = 0;
   return v->data[v->pos++];
 }
@@ -192,9 +210,7 @@ MODEL FILE *fopen(const char *restrict path, const char *restrict mode) {
     return 0;
   }
   vfiles[k].open = 1;
-  vfiles[k].pos = 0;
-  vfiles[k].eof = 0;
-  vfiles[k].ungot = -1;
+  rewind_file(&vfiles[k]);
   return &file_streams[k];
 }
 
@@ -230,12 +246,8 @@ MODEL ssize_t read(int fd, void *buf, size_t n) {
     errno = EBADF;
     return -1;
   }
-  for (; i < n; i++) {
-    int c = vgetc(v);
-    if (c == EOF)
-      break;
-    ((unsigned char *)buf)[i] = (unsigned char)c;
-  }
+  for (; i < n && v->raw < v->size; i++)
+    ((unsigned char *)buf)[i] = v->data[v->raw++];
   return (ssize_t)i;
 }
 
@@ -456,7 +468,7 @@ static int token_int(struct src *s, int size, char kind, unsigned long long *out
   char name[32];
   unsigned long long value = 0;
   skip_space(s);
-  if (v->ungot >= 0 || v->pos >= v->size)
+  if (v->ungot >= 0 || !fill(v))
     return 0;
   token_name(name, v->pos, kind);
   klee_make_symbolic(&value, (size_t)size, name);
@@ -635,7 +647,7 @@ static int vscan(struct src *s, const char *format, va_list ap) {
         struct vfile *v = s->v;
         char name[32];
         unsigned char *t;
-        if (v->ungot >= 0 || v->pos >= v->size)
+        if (v->ungot >= 0 || !fill(v))
           return done ? assigned : EOF;
         token_name(name, v->pos, 's');
         t = malloc(max + 1);
@@ -644,9 +656,17 @@ static int vscan(struct src *s, const char *format, va_list ap) {
         klee_assume(t[0] != 0);
         for (unsigned k = 0; k < max; k++)
           klee_assume((t[k] == 0) | (!is_space(t[k]) & (k == 0 || t[k - 1] != 0)));
-        for (; t[i]; i++)
-          if (dst)
-            ((char *)dst)[i] = (char)t[i];
+        /* With a width the buffer has room for it: copying every byte does
+         * not fork on the length. */
+        if (width) {
+          for (i = 0; i < max; i++)
+            if (dst)
+              ((char *)dst)[i] = (char)t[i];
+        } else {
+          for (; t[i]; i++)
+            if (dst)
+              ((char *)dst)[i] = (char)t[i];
+        }
         klee_assume(is_space(v->data[v->pos]));
         v->pending = 1;
       } else {
@@ -695,36 +715,21 @@ static int vscan_string(const char *str, const char *fmt, va_list ap) {
 }
 
 /* Under every name glibc's headers may give them. */
-#define SCANF(name)                                                                                \
-  MODEL int name##_model(const char *restrict fmt, ...) __asm__(#name);                            \
-  MODEL int name##_model(const char *restrict fmt, ...) {                                          \
+#define VARIADIC(name, params, call)                                                               \
+  MODEL int name##_model params __asm__(#name);                                                    \
+  MODEL int name##_model params {                                                                  \
     va_list ap;                                                                                    \
     int r;                                                                                         \
     va_start(ap, fmt);                                                                             \
-    r = vscan_stream(stdin, fmt, ap);                                                              \
+    r = call;                                                                                      \
     va_end(ap);                                                                                    \
     return r;                                                                                      \
   }
+#define SCANF(name) VARIADIC(name, (const char *restrict fmt, ...), vscan_stream(stdin, fmt, ap))
 #define FSCANF(name)                                                                               \
-  MODEL int name##_model(FILE *restrict f, const char *restrict fmt, ...) __asm__(#name);          \
-  MODEL int name##_model(FILE *restrict f, const char *restrict fmt, ...) {                        \
-    va_list ap;                                                                                    \
-    int r;                                                                                         \
-    va_start(ap, fmt);                                                                             \
-    r = vscan_stream(f, fmt, ap);                                                                  \
-    va_end(ap);                                                                                    \
-    return r;                                                                                      \
-  }
+  VARIADIC(name, (FILE *restrict f, const char *restrict fmt, ...), vscan_stream(f, fmt, ap))
 #define SSCANF(name)                                                                               \
-  MODEL int name##_model(const char *restrict str, const char *restrict fmt, ...) __asm__(#name);  \
-  MODEL int name##_model(const char *restrict str, const char *restrict fmt, ...) {                \
-    va_list ap;                                                                                    \
-    int r;                                                                                         \
-    va_start(ap, fmt);                                                                             \
-    r = vscan_string(str, fmt, ap);                                                                \
-    va_end(ap);                                                                                    \
-    return r;                                                                                      \
-  }
+  VARIADIC(name, (const char *restrict str, const char *restrict fmt, ...), vscan_string(str, fmt, ap))
 SCANF(scanf)
 SCANF(__isoc99_scanf)
 SCANF(__isoc23_scanf)

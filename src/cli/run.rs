@@ -21,14 +21,18 @@ use crate::run::{self, TestWriter};
 #[derive(Args)]
 #[command(after_help = "The program is LLVM 19 bitcode (clang-19 -c -emit-llvm -g), or a C file, compiled
 first. Inputs are what it marks with klee_make_symbolic, klee_int or klee_range
-(#include <klee/klee.h>). The C library comes from psychic's model (--libc model):
-strings, ctype, strto*, qsort, rand and the stdio output functions.
+(#include <klee/klee.h>), or a symbolic environment (KLEE's POSIX options, after
+`--`): --sym-arg N, --sym-args MIN MAX N, --sym-stdin N, --sym-files K N, mixed with
+concrete words. The C library comes from psychic's model (--libc model): strings,
+ctype, strto*, qsort, rand, stdio (printf family, getchar, fgets, getline, scanf,
+fopen of the symbolic files A, B, ...) and read/open.
 
 The output directory (default: psychic-out-N, with psychic-last linking to it) holds:
   testNNNNNN.ktest         the inputs of each path (KLEE ktest v3; `psychic show` prints it)
   testNNNNNN.KIND.err      the error of an error path: ptr, free, readonly, div,
                            overshift, assert, abort, exec, external, unhandled, solver,
-                           or the suffix given to klee_report_error
+                           model (the libc model cannot go on: an unsupported scanf
+                           conversion), or the suffix given to klee_report_error
   testNNNNNN.early         why a path was ended early (a limit, Ctrl-C)
   testNNNNNN.stdout/.stderr  what the path printed, under the test's inputs
   tests.csv                one row per test: how it ended, exit status, error, location
