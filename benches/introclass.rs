@@ -10,7 +10,8 @@
 //! `cargo bench --bench introclass [PROGRAM...]`
 //! Environment: INTROCLASS_MODELS (default "tokens bytes"), INTROCLASS_MAX_TIME
 //! (--max-time per run, default 60), INTROCLASS_RANDOM (random inputs per
-//! program, default 2000).
+//! program, default 2000), INTROCLASS_KEEP (a directory to keep each run's
+//! output directory in, as PROGRAM-MODEL/out).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -29,6 +30,7 @@ fn main() {
     let models = env_or("INTROCLASS_MODELS", "tokens bytes");
     let max_time = env_or("INTROCLASS_MAX_TIME", "60");
     let random: usize = env_or("INTROCLASS_RANDOM", "2000").parse().expect("INTROCLASS_RANDOM: a number");
+    let keep = std::env::var_os("INTROCLASS_KEEP").map(PathBuf::from);
     // `cargo bench` passes `--bench`; other arguments pick programs.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let programs: Vec<Program> = corpus::introclass()
@@ -66,9 +68,18 @@ fn main() {
         for model in models.split_whitespace() {
             let n = if model == "bytes" { p.bytes_stdin } else { p.tokens_stdin }.to_string();
             let flags = ["--sym-stdin", &n, "--stdin-model", model, "--max-time", &max_time];
-            let run_dir = tempfile::tempdir().unwrap();
+            let tmp = tempfile::tempdir().unwrap();
+            let run_dir = match &keep {
+                Some(k) => {
+                    let d = k.join(format!("{}-{model}", p.name));
+                    let _ = std::fs::remove_dir_all(&d);
+                    std::fs::create_dir_all(&d).unwrap();
+                    d
+                }
+                None => tmp.path().to_path_buf(),
+            };
             let t0 = Instant::now();
-            let report = corpus::diff_patches(&psychic, &revisions, &flags, run_dir.path());
+            let report = corpus::diff_patches(&psychic, &revisions, &flags, &run_dir);
             let secs = t0.elapsed().as_secs_f64();
             rows += 1;
             let r = match report {
@@ -87,7 +98,7 @@ fn main() {
                 }
             };
             let cmp = corpus::compare(&truth, &r.clusters);
-            let replay = corpus::replay_mismatches(&r, &run_dir.path().join("out"), &bins, &[]);
+            let replay = corpus::replay_mismatches(&r, &run_dir.join("out"), &bins, &[]);
             exact += cmp.exact() as usize;
             println!(
                 "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>8.1}",
