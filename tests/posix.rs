@@ -171,3 +171,25 @@ fn replay_feeds_the_command_line_and_stdin() {
     }
     assert_eq!(replayed, 6);
 }
+
+/// Output is compared as the bytes it prints: printf("%c") and putchar of
+/// the same byte, or a %c argument that differs above its low byte, are
+/// alike, with no candidate that native replay would refute.
+#[test]
+fn printed_bytes_not_the_way_they_are_printed() {
+    let files = ["diff/char_out.c", "diff/char_out_putchar.c", "diff/char_out_wide.c", "diff/char_out_off.c"];
+    let (r, dir) = diff_patches(&files, &["--sym-stdin", "2"]);
+    assert_eq!(r.clusters, vec![vec![0, 1, 2], vec![3]]);
+    assert_eq!(r.stats.disagreements, 0, "every candidate replays");
+    let bins = natives(&files, dir.path());
+    let kt = KTest::read(&dir.path().join("out").join(&r.tests[0].ktest)).unwrap();
+    let outs: Vec<Vec<u8>> = bins
+        .iter()
+        .map(|b| {
+            let mut req = psychic::replay::Request::new(b, None, 0);
+            req.env = psychic::posix::replay_env(&kt);
+            psychic::replay::run(&req).unwrap().stdout
+        })
+        .collect();
+    assert!(outs[0] == outs[1] && outs[1] == outs[2] && outs[2] != outs[3], "{outs:?}");
+}

@@ -8,7 +8,9 @@
 //! the difference holds on every input both paths accept; native replay then
 //! settles the exact bytes.
 
-use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination};
+use crate::exec::memory::byte_expr;
+use crate::exec::value::Byte;
+use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination, printf};
 use crate::expr::{ExprId, ExprPool};
 
 use super::confirm::OutputSelection;
@@ -87,17 +89,34 @@ enum Event<'a> {
 
 fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream: Stream) -> ExprId {
     let (ea, eb) = (events(a, stream), events(b, stream));
-    if ea.len() != eb.len() {
-        return pool.true_();
+    let same_shape = ea.len() == eb.len()
+        && ea.iter().zip(&eb).all(|(x, y)| match (x, y) {
+            (Event::Text(_), Event::Text(_)) => true,
+            (Event::Format(f, xs), Event::Format(g, ys)) => f == g && xs.len() == ys.len(),
+            _ => false,
+        });
+    if !same_shape {
+        // Other events may still print the same bytes (printf("%c") and
+        // putchar): compare the bytes where their number is fixed.
+        return match (fixed_bytes(pool, a, stream), fixed_bytes(pool, b, stream)) {
+            (Some(x), Some(y)) if x.len() == y.len() => {
+                let (x, y): (Vec<ExprId>, Vec<ExprId>) =
+                    x.into_iter().zip(y).map(|(u, v)| (byte_expr(pool, u), byte_expr(pool, v))).unzip();
+                bytes_difference(pool, &x, &y)
+            }
+            _ => pool.true_(),
+        };
     }
     let mut any = pool.false_();
     for (x, y) in ea.iter().zip(&eb) {
         let d = match (x, y) {
             (Event::Text(s), Event::Text(t)) => pool.bool_const(s != t),
             (Event::Format(f, xs), Event::Format(g, ys)) if f == g && xs.len() == ys.len() => {
+                let slots = printf::slots(&printf::parse(f));
                 let mut d = pool.false_();
-                for (u, v) in xs.iter().zip(ys.iter()) {
-                    let t = arg_difference(pool, u, v);
+                for (i, (u, v)) in xs.iter().zip(ys.iter()).enumerate() {
+                    let conv = slots.get(i).and_then(|(_, s)| s.map(|s| s.conv));
+                    let t = arg_difference(pool, u, v, conv);
                     d = pool.bool_or(d, t);
                 }
                 d
@@ -109,9 +128,27 @@ fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream
     any
 }
 
-fn arg_difference(pool: &mut ExprPool, u: &FmtArg, v: &FmtArg) -> ExprId {
+/// Whether two arguments of conversion `conv` print differently: `%c`
+/// prints only the low byte of its int.
+/// A path's bytes on `stream`, when their number is fixed.
+fn fixed_bytes(pool: &mut ExprPool, p: &HaltedPath, stream: Stream) -> Option<Vec<Byte>> {
+    let mut out = Vec::new();
+    for ev in p.outputs.iter().filter(|e| e.stream() == stream) {
+        out.extend(ev.fixed_bytes(pool)?);
+    }
+    Some(out)
+}
+
+fn arg_difference(pool: &mut ExprPool, u: &FmtArg, v: &FmtArg, conv: Option<u8>) -> ExprId {
     match (u, v) {
-        (FmtArg::Scalar(x), FmtArg::Scalar(y)) if pool.width(*x) == pool.width(*y) => pool.ne(*x, *y),
+        (FmtArg::Scalar(x), FmtArg::Scalar(y)) if pool.width(*x) == pool.width(*y) => {
+            if conv == Some(b'c') && pool.width(*x) > 8 {
+                let (x, y) = (pool.extract(*x, 0, 8), pool.extract(*y, 0, 8));
+                pool.ne(x, y)
+            } else {
+                pool.ne(*x, *y)
+            }
+        }
         (FmtArg::Str(xs), FmtArg::Str(ys)) => bytes_difference(pool, xs, ys),
         _ => pool.true_(),
     }

@@ -504,4 +504,36 @@ impl OutputEvent {
             }
         }
     }
+
+    /// The bytes this event prints, as expressions, when their number does
+    /// not depend on the inputs: every symbolic argument is a `%c`'s (one
+    /// byte) and every string is concrete. `None` otherwise.
+    pub fn fixed_bytes(&self, pool: &mut crate::expr::ExprPool) -> Option<Vec<Byte>> {
+        match self {
+            OutputEvent::Text { bytes, .. } => Some(bytes.iter().map(|&b| Byte::C(b)).collect()),
+            OutputEvent::Format { format, args, .. } => {
+                let pieces = printf::parse(format);
+                let slots = printf::slots(&pieces);
+                let mut vals = Vec::with_capacity(args.len());
+                for ((slot, spec), arg) in slots.iter().zip(args) {
+                    vals.push(match arg {
+                        FmtArg::Str(bytes) => {
+                            let text: Option<Vec<u8>> =
+                                bytes.iter().map(|&b| pool.as_const(b).map(|v| v as u8)).collect();
+                            Val::Str(Some(text?.into_iter().take_while(|&b| b != 0).map(Byte::C).collect()))
+                        }
+                        FmtArg::Scalar(e) => match (pool.as_const(*e), slot) {
+                            (Some(v), Slot::Double) => Val::Double(f64::from_bits(v as u64)),
+                            (Some(v), _) => Val::Int(v),
+                            (None, _) if spec.is_some_and(|s| s.conv == b'c') => {
+                                Val::Char(Byte::S(pool.extract(*e, 0, 8)))
+                            }
+                            (None, _) => return None,
+                        },
+                    });
+                }
+                Some(printf::layout(&pieces, &vals))
+            }
+        }
+    }
 }
