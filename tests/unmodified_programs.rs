@@ -99,22 +99,37 @@ fn short_words() -> Vec<String> {
     words
 }
 
-/// `seq 3 LAST` with LAST a symbolic word of up to two bytes.
-#[test]
-fn seq_with_a_symbolic_argument_finds_the_true_partition() {
+/// `seq [FIRST] LAST` with the concrete words `fixed` before LAST, a
+/// symbolic word of up to two bytes: the partition native runs give over
+/// every such LAST.
+fn check_seq(fixed: &[&str]) {
     let work = tempfile::tempdir().unwrap();
     let revisions = corpus::revisions(&fixture("argv/seq"));
     let bins = corpus::build_all(&revisions, work.path());
-    let inputs: Vec<Input> = short_words().iter().map(|w| Input::args(&["3", w])).collect();
+    let inputs: Vec<Input> = short_words()
+        .iter()
+        .map(|w| Input::args(&fixed.iter().copied().chain([w.as_str()]).collect::<Vec<_>>()))
+        .collect();
     let truth = corpus::partition(&corpus::behaviours(&bins, &inputs));
     assert!(truth.len() > 2 && truth.iter().any(|c| c.len() > 1), "{truth:?}");
 
-    let words = ["3", "--sym-arg", "2"];
+    let mut words = fixed.to_vec();
+    words.extend(["--sym-arg", "2"]);
     let mut flags = vec!["--max-time", "100", "--"];
-    flags.extend(words);
+    flags.extend(&words);
     let r = corpus::diff_patches(&psychic(), &revisions, &flags, work.path()).unwrap();
-    assert_eq!(r.clusters, truth, "{:?}", corpus::compare(&truth, &r.clusters));
+    assert_eq!(r.clusters, truth, "{fixed:?}: {:?}", corpus::compare(&truth, &r.clusters));
     assert_eq!(r.stats.disagreements, 0);
     let bad = corpus::replay_mismatches(&r, &work.path().join("out"), &bins, &words);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn seq_first_last_with_a_symbolic_last_finds_the_true_partition() {
+    check_seq(&["3"]);
+}
+
+#[test]
+fn seq_last_alone_symbolic_finds_the_true_partition() {
+    check_seq(&[]);
 }
