@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod corpus;
 pub mod mutate;
 pub mod truth;
 
