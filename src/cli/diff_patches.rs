@@ -173,7 +173,8 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let out = outdir::create(a.output_dir.as_deref())?;
     progress.set_budget(a.exec.max_time.and_then(|s| Duration::try_from_secs_f64(s).ok()));
     let run = Program { words, entry };
-    let result = explore_and_report(&a, &run, &tc, &sources, &meta, &out.path, &progress, start, &mut times, stage);
+    let result =
+        explore_and_report(&a, &run, &tc, &sources, &meta, &out.path, &progress, start, &mut times, stage);
     if result.is_err() {
         out.discard();
     }
