@@ -15,25 +15,11 @@ mod common;
 
 use std::time::Duration;
 
-use common::truth::{self, Exploration, PatchSet};
+use common::truth::{self, Exploration};
 use psychic::exec::{ExecConfig, SearchKind};
 
 fn main() {
-    let mut only: Option<Vec<usize>> = None;
-    let mut max_time = 60.0;
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--only" => only = Some(it.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect()),
-            "--max-time" => max_time = it.next().unwrap().parse().unwrap(),
-            "--bench" => {}
-            other => panic!("unknown argument {other}"),
-        }
-    }
-    let sets: Vec<PatchSet> = match only {
-        Some(list) => list.into_iter().map(truth::patch_set).collect(),
-        None => truth::benchmark_sets(),
-    };
+    let (sets, max_time) = truth::bench_selection();
     let cfg = |per_revision_states| ExecConfig {
         search: SearchKind::Parallel,
         max_time: Some(Duration::from_secs_f64(max_time)),

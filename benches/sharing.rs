@@ -16,26 +16,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::truth::{self, PatchSet};
+use common::truth;
 use psychic::ktest::KTest;
 use psychic::replay;
 
 fn main() {
-    let mut only: Option<Vec<usize>> = None;
-    let mut max_time = 60.0;
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--only" => only = Some(it.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect()),
-            "--max-time" => max_time = it.next().unwrap().parse().unwrap(),
-            "--bench" => {}
-            other => panic!("unknown argument {other}"),
-        }
-    }
-    let sets: Vec<PatchSet> = match only {
-        Some(list) => list.into_iter().map(truth::patch_set).collect(),
-        None => truth::benchmark_sets(),
-    };
+    let (sets, max_time) = truth::bench_selection();
     println!(
         "{:<14} {:>4} | {:>8} {:>5} | {:>8} {:>8} {:>8} {:>6} {:>5} | {:>6}",
         "set", "revs", "diff", "ok", "run", "replay", "separate", "runs", "ok", "ratio"

@@ -55,6 +55,27 @@ pub fn large_set(size: usize) -> PatchSet {
     }
 }
 
+/// The sets and the budget (seconds) a bench's command line names: `--only
+/// I,J` (default: `benchmark_sets`) and `--max-time S` (default 60).
+pub fn bench_selection() -> (Vec<PatchSet>, f64) {
+    let mut only: Option<Vec<usize>> = None;
+    let mut max_time = 60.0;
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--only" => only = Some(it.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect()),
+            "--max-time" => max_time = it.next().unwrap().parse().unwrap(),
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let sets = match only {
+        Some(list) => list.into_iter().map(patch_set).collect(),
+        None => benchmark_sets(),
+    };
+    (sets, max_time)
+}
+
 /// The sets the comparison benchmarks run: for each base, its largest set
 /// among the first 44 of the corpus, and a set of 25 revisions.
 pub fn benchmark_sets() -> Vec<PatchSet> {
