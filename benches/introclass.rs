@@ -19,6 +19,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use common::Verdict;
 use common::corpus::{self, Program};
 
 fn env_or(name: &str, default: &str) -> String {
@@ -63,7 +64,7 @@ fn main() {
         let revisions = corpus::revisions(&corpus::introclass_dir(p.name));
         let bins = corpus::build_all(&revisions, work.path());
         let inputs = corpus::domain(&p.reads, random);
-        let truth = corpus::partition(&corpus::behaviours(&bins, &inputs));
+        let truth = common::partition(&corpus::behaviours(&bins, &inputs));
         details.push(format!("{} truth: {truth:?}", p.name));
         for model in models.split_whitespace() {
             let n = if model == "bytes" { p.bytes_stdin } else { p.tokens_stdin }.to_string();
@@ -97,7 +98,7 @@ fn main() {
                     continue;
                 }
             };
-            let cmp = corpus::compare(&truth, &r.clusters);
+            let cmp = Verdict::new(&truth, &r.clusters);
             let replay = corpus::replay_mismatches(&r, &run_dir.join("out"), &bins, &[]);
             exact += cmp.exact() as usize;
             println!(
@@ -109,8 +110,8 @@ fn main() {
                 truth.len(),
                 r.clusters.len(),
                 if cmp.exact() { "yes" } else { "no" },
-                cmp.wrong_merges,
-                cmp.wrong_splits,
+                cmp.merged.len(),
+                cmp.split.len(),
                 r.tests.len(),
                 r.stats.disagreements,
                 replay.len(),

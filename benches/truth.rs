@@ -18,7 +18,8 @@ mod common;
 
 use std::time::Instant;
 
-use common::truth::{self, Verdict};
+use common::Verdict;
+use common::truth;
 
 struct Args {
     sets: Vec<usize>,

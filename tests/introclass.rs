@@ -9,7 +9,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::corpus::{self, Behaviour, Comparison, Input};
+use common::Verdict;
+use common::corpus::{self, Behaviour, Input};
 
 /// Random inputs on top of the exhaustive small ones: enough to tell every
 /// different pair of the sample apart (checked by `the_truth_tells_...`).
@@ -26,7 +27,7 @@ fn check(name: &str, model: &str) -> u64 {
     let work = tempfile::tempdir().unwrap();
     let revisions = corpus::revisions(&corpus::introclass_dir(name));
     let bins = corpus::build_all(&revisions, work.path());
-    let truth = corpus::partition(&corpus::behaviours(&bins, &corpus::domain(&p.reads, RANDOM)));
+    let truth = common::partition(&corpus::behaviours(&bins, &corpus::domain(&p.reads, RANDOM)));
     assert!(
         truth.len() > 1 && truth.iter().any(|c| c.len() > 1),
         "{name}: the sample needs both different and equivalent revisions: {truth:?}"
@@ -35,12 +36,8 @@ fn check(name: &str, model: &str) -> u64 {
     let n = if model == "bytes" { p.bytes_stdin } else { p.tokens_stdin }.to_string();
     let flags = ["--sym-stdin", &n, "--stdin-model", model, "--max-time", "100"];
     let r = corpus::diff_patches(&psychic(), &revisions, &flags, work.path()).unwrap();
-    let cmp = corpus::compare(&truth, &r.clusters);
-    assert_eq!(
-        cmp.wrong_splits, 0,
-        "{name}: equivalent revisions split: {:?} vs truth {truth:?}",
-        r.clusters
-    );
+    let cmp = Verdict::new(&truth, &r.clusters);
+    assert_eq!(cmp.split.len(), 0, "{name}: equivalent revisions split: {:?} vs truth {truth:?}", r.clusters);
     assert_eq!(r.clusters, truth, "{name} ({model}): {cmp:?}");
     let bad = corpus::replay_mismatches(&r, &work.path().join("out"), &bins, &[]);
     assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
@@ -111,7 +108,7 @@ fn the_truth_tells_known_different_revisions_apart() {
         let revisions = corpus::revisions(&corpus::introclass_dir(name));
         let pair = [revisions[a].clone(), revisions[b].clone()];
         let bins = corpus::build_all(&pair, dir.path());
-        let truth = corpus::partition(&corpus::behaviours(&bins, &corpus::domain(&p.reads, RANDOM)));
+        let truth = common::partition(&corpus::behaviours(&bins, &corpus::domain(&p.reads, RANDOM)));
         assert_eq!(truth, vec![vec![0], vec![1]], "{name}: revisions {a} and {b} differ");
     }
 }
@@ -119,11 +116,11 @@ fn the_truth_tells_known_different_revisions_apart() {
 #[test]
 fn comparison_counts_wrong_merges_and_splits_in_pairs() {
     let truth = vec![vec![0, 1, 2], vec![3], vec![4]];
-    assert!(corpus::compare(&truth, &truth).exact());
+    assert!(Verdict::new(&truth, &truth).exact());
     let merged = vec![vec![0, 1, 2], vec![3, 4]];
-    assert_eq!(corpus::compare(&truth, &merged), Comparison { wrong_merges: 1, wrong_splits: 0 });
+    assert_eq!(Verdict::new(&truth, &merged), Verdict { merged: vec![(3, 4)], split: vec![] });
     let split = vec![vec![0], vec![1, 2], vec![3], vec![4]];
-    assert_eq!(corpus::compare(&truth, &split), Comparison { wrong_merges: 0, wrong_splits: 2 });
+    assert_eq!(Verdict::new(&truth, &split), Verdict { merged: vec![], split: vec![(0, 1), (0, 2)] });
 }
 
 #[test]
@@ -136,7 +133,7 @@ fn partition_groups_revisions_by_every_behaviour() {
     };
     let rows =
         vec![vec![b("1\n", 0), b("2\n", 0)], vec![b("1\n", 0), b("2\n", 1)], vec![b("1\n", 0), b("2\n", 0)]];
-    assert_eq!(corpus::partition(&rows), vec![vec![0, 2], vec![1]]);
+    assert_eq!(common::partition(&rows), vec![vec![0, 2], vec![1]]);
 }
 
 /// A ktest of a run with `-- 3 --sym-arg 2 --sym-stdin 4` stands for argv

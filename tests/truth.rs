@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::truth::{self, Verdict};
+use common::Verdict;
+use common::truth;
 
 /// One set per base, chosen (from `cargo bench --bench truth`) for a short
 /// run with several clusters and, where the base has them, revisions that

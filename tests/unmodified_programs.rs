@@ -10,6 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::Verdict;
 use common::corpus::{self, Input};
 use psychic::ktest::KTest;
 use psychic::report::Report;
@@ -110,7 +111,7 @@ fn check_seq(fixed: &[&str]) {
         .iter()
         .map(|w| Input::args(&fixed.iter().copied().chain([w.as_str()]).collect::<Vec<_>>()))
         .collect();
-    let truth = corpus::partition(&corpus::behaviours(&bins, &inputs));
+    let truth = common::partition(&corpus::behaviours(&bins, &inputs));
     assert!(truth.len() > 2 && truth.iter().any(|c| c.len() > 1), "{truth:?}");
 
     let mut words = fixed.to_vec();
@@ -118,7 +119,7 @@ fn check_seq(fixed: &[&str]) {
     let mut flags = vec!["--max-time", "100", "--"];
     flags.extend(&words);
     let r = corpus::diff_patches(&psychic(), &revisions, &flags, work.path()).unwrap();
-    assert_eq!(r.clusters, truth, "{fixed:?}: {:?}", corpus::compare(&truth, &r.clusters));
+    assert_eq!(r.clusters, truth, "{fixed:?}: {:?}", Verdict::new(&truth, &r.clusters));
     assert_eq!(r.stats.disagreements, 0);
     let bad = corpus::replay_mismatches(&r, &work.path().join("out"), &bins, &words);
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -139,52 +139,6 @@ pub fn behaviours(bins: &[PathBuf], inputs: &[Input]) -> Vec<Vec<Behaviour>> {
     (0..bins.len()).map(|_| flat.by_ref().take(inputs.len()).collect()).collect()
 }
 
-/// The true partition: revisions with equal behaviour on every input, each
-/// cluster sorted, clusters ordered by smallest member (report.json's order).
-pub fn partition(behaviours: &[Vec<Behaviour>]) -> Vec<Vec<usize>> {
-    let mut clusters: Vec<Vec<usize>> = Vec::new();
-    for r in 0..behaviours.len() {
-        match clusters.iter_mut().find(|c| behaviours[c[0]] == behaviours[r]) {
-            Some(c) => c.push(r),
-            None => clusters.push(vec![r]),
-        }
-    }
-    clusters
-}
-
-/// How a found partition differs from the truth, in revision pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Comparison {
-    /// Pairs psychic put together that some input tells apart.
-    pub wrong_merges: usize,
-    /// Pairs psychic told apart that behave alike on every input.
-    pub wrong_splits: usize,
-}
-
-impl Comparison {
-    pub fn exact(&self) -> bool {
-        self.wrong_merges == 0 && self.wrong_splits == 0
-    }
-}
-
-pub fn compare(truth: &[Vec<usize>], found: &[Vec<usize>]) -> Comparison {
-    let cluster_of = |p: &[Vec<usize>], r: usize| p.iter().position(|c| c.contains(&r));
-    let n = truth.iter().map(Vec::len).sum::<usize>();
-    let mut cmp = Comparison::default();
-    for a in 0..n {
-        for b in a + 1..n {
-            let same_truth = cluster_of(truth, a) == cluster_of(truth, b);
-            let same_found = cluster_of(found, a) == cluster_of(found, b);
-            match (same_truth, same_found) {
-                (false, true) => cmp.wrong_merges += 1,
-                (true, false) => cmp.wrong_splits += 1,
-                _ => {}
-            }
-        }
-    }
-    cmp
-}
-
 /// Runs `psychic diff-patches --quiet -o OUT FILES FLAGS` in `cwd`; the report.
 pub fn diff_patches(psychic: &Path, files: &[PathBuf], flags: &[&str], cwd: &Path) -> Result<Report, String> {
     let out = Command::new(psychic)

@@ -370,17 +370,52 @@ fn parse_forkserver(mut out: &[u8]) -> Vec<NativeOutcome> {
     outcomes
 }
 
-/// The partition of revisions by `outcomes` (`[revision][input]`): revisions
-/// that agree on every input share a cluster.
-pub fn partition(outcomes: &[Vec<NativeOutcome>]) -> Vec<Vec<usize>> {
-    let inputs = outcomes.first().map_or(0, Vec::len);
-    let classes: Vec<Vec<u32>> = (0..inputs)
-        .map(|t| {
-            let col: Vec<&NativeOutcome> = outcomes.iter().map(|o| &o[t]).collect();
-            col.iter().map(|o| col.iter().position(|p| p == o).unwrap() as u32).collect()
-        })
-        .collect();
-    psychic::cluster::clusters(outcomes.len(), &classes)
+/// The partition of revisions by their behaviour on each input
+/// (`[revision][input]`): revisions that agree on every input share a
+/// cluster; clusters are sorted and ordered by smallest member, as in
+/// report.json.
+pub fn partition<T: PartialEq>(rows: &[Vec<T>]) -> Vec<Vec<usize>> {
+    let mut clusters: Vec<Vec<usize>> = Vec::new();
+    for r in 0..rows.len() {
+        match clusters.iter_mut().find(|c| rows[c[0]] == rows[r]) {
+            Some(c) => c.push(r),
+            None => clusters.push(vec![r]),
+        }
+    }
+    clusters
+}
+
+/// How a found partition compares with the true one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Pairs of revisions that differ but were put in one cluster.
+    pub merged: Vec<(usize, usize)>,
+    /// Pairs of revisions that behave alike but were told apart: a soundness bug.
+    pub split: Vec<(usize, usize)>,
+}
+
+impl Verdict {
+    pub fn new(truth: &[Vec<usize>], found: &[Vec<usize>]) -> Verdict {
+        let cluster_of = |p: &[Vec<usize>], r: usize| p.iter().position(|c| c.contains(&r));
+        let n = truth.iter().map(Vec::len).sum::<usize>();
+        let mut v = Verdict { merged: Vec::new(), split: Vec::new() };
+        for a in 0..n {
+            for b in a + 1..n {
+                let same_truth = cluster_of(truth, a) == cluster_of(truth, b);
+                let same_found = cluster_of(found, a) == cluster_of(found, b);
+                match (same_truth, same_found) {
+                    (false, true) => v.merged.push((a, b)),
+                    (true, false) => v.split.push((a, b)),
+                    _ => {}
+                }
+            }
+        }
+        v
+    }
+
+    pub fn exact(&self) -> bool {
+        self.merged.is_empty() && self.split.is_empty()
+    }
 }
 
 /// Runs a command that must succeed; its stdout.

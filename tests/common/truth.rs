@@ -191,39 +191,6 @@ pub fn diff_patches(files: &[PathBuf], dir: &Path, extra: &[&str]) -> Run {
     Run { report, wall }
 }
 
-/// How a found partition compares with the true one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    /// Pairs of revisions that differ but were put in one cluster.
-    pub merged: Vec<(usize, usize)>,
-    /// Pairs of revisions that behave alike but were told apart: a soundness bug.
-    pub split: Vec<(usize, usize)>,
-}
-
-impl Verdict {
-    pub fn new(truth: &[Vec<usize>], found: &[Vec<usize>]) -> Verdict {
-        let cluster_of = |p: &[Vec<usize>], r: usize| p.iter().position(|c| c.contains(&r));
-        let n = truth.iter().map(Vec::len).sum::<usize>();
-        let mut v = Verdict { merged: Vec::new(), split: Vec::new() };
-        for a in 0..n {
-            for b in a + 1..n {
-                let same_truth = cluster_of(truth, a) == cluster_of(truth, b);
-                let same_found = cluster_of(found, a) == cluster_of(found, b);
-                match (same_truth, same_found) {
-                    (false, true) => v.merged.push((a, b)),
-                    (true, false) => v.split.push((a, b)),
-                    _ => {}
-                }
-            }
-        }
-        v
-    }
-
-    pub fn exact(&self) -> bool {
-        self.merged.is_empty() && self.split.is_empty()
-    }
-}
-
 /// Every input of a reported test lies in the domain (psychic explores the
 /// `klee_assume`d domain; a test outside it would mean the declared domain
 /// and the program's disagree).
