@@ -10,7 +10,6 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use psychic::ktest::KTest;
@@ -176,19 +175,10 @@ pub struct Run {
 
 /// Runs `psychic diff-patches` on `files` into `dir/out`, with `extra` flags.
 pub fn diff_patches(files: &[PathBuf], dir: &Path, extra: &[&str]) -> Run {
-    let out = dir.join("out");
     let start = Instant::now();
-    let run = Command::new(env!("CARGO_BIN_EXE_psychic"))
-        .args(["diff-patches", "--quiet", "-o"])
-        .arg(&out)
-        .args(files)
-        .args(extra)
-        .output()
-        .expect("run psychic");
-    let wall = start.elapsed();
-    assert!(run.status.success(), "diff-patches failed: {}", String::from_utf8_lossy(&run.stderr));
-    let report = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
-    Run { report, wall }
+    let psychic = Path::new(env!("CARGO_BIN_EXE_psychic"));
+    let report = super::corpus::diff_patches(psychic, files, extra, dir).unwrap_or_else(|e| panic!("{e}"));
+    Run { report, wall: start.elapsed() }
 }
 
 /// Every input of a reported test lies in the domain (psychic explores the
