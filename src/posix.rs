@@ -117,12 +117,6 @@ pub fn parse_words(words: &[String]) -> Result<Vec<Word>, String> {
     Ok(out)
 }
 
-/// Whether the words ask for a symbolic environment (the engine then starts
-/// in [`POSIX_ENTRY`]).
-pub fn is_symbolic(words: &[Word]) -> bool {
-    words.iter().any(Word::is_symbolic)
-}
-
 /// The command line a run gets: the program's words, then the environment
 /// flags given before `--` (`--sym-stdin`, `--sym-files`), then the stdin
 /// model if stdin is symbolic. Errors teach.
@@ -150,7 +144,7 @@ pub fn command_words(
 /// The function a run starts in: [`POSIX_ENTRY`] when the words ask for a
 /// symbolic environment (it calls `main`), else `entry`.
 pub fn entry_point(words: &[String], entry: &str) -> Result<String, String> {
-    let symbolic = parse_words(words).map(|w| is_symbolic(&w))?;
+    let symbolic = parse_words(words)?.iter().any(Word::is_symbolic);
     match (symbolic, entry) {
         (false, _) => Ok(entry.to_string()),
         (true, "main") => Ok(POSIX_ENTRY.to_string()),
