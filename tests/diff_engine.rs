@@ -5,7 +5,7 @@ mod common;
 
 use psychic::cluster;
 use psychic::diff::{DiffConfig, Differentiator};
-use psychic::exec::{ExecConfig, Executor};
+use psychic::exec::{ExecConfig, Executor, SearchKind};
 use psychic::ir::Module;
 
 struct Outcome {
@@ -14,6 +14,10 @@ struct Outcome {
 }
 
 fn diff(fixture: &str) -> Outcome {
+    diff_with(fixture, ExecConfig::default())
+}
+
+fn diff_with(fixture: &str, cfg: ExecConfig) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     let src = common::fixture(fixture);
     let bc = common::bitcode(&src, dir.path(), false, &[]);
@@ -22,7 +26,7 @@ fn diff(fixture: &str) -> Outcome {
         Executor::new(&Module::load(&bc).unwrap(), ExecConfig::default()).unwrap().num_revisions() as usize;
     let mut d = Differentiator::new(DiffConfig::default(), &bin, n, dir.path(), vec!["meta".into()]);
     let m = Module::load(&bc).unwrap();
-    let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+    let mut ex = Executor::new(&m, cfg).unwrap();
     ex.set_observer(Box::new(&mut d));
     ex.run();
     drop(ex);
@@ -56,5 +60,21 @@ fn shadow_fig1_differs_at_7_8_or_wraparound() {
         let x = int_input(t, "x");
         let wraps = x.checked_add(1).is_none() || x.checked_sub(8).is_none() || x.checked_sub(1).is_none();
         assert!(x == 7 || x == 8 || wraps, "x = {x} is outside the divergence region");
+    }
+}
+
+/// Revisions 0 and 1 walk the same code in step, 2 its own copy; 2^16 paths
+/// each, far beyond the budget. The parallel searcher used to pick 0 and 1
+/// alternately for ever (each was always parallel to the other) and never ran
+/// 2; in rounds, every group gets its turn.
+#[test]
+fn the_parallel_searcher_starves_no_revision() {
+    let cfg =
+        ExecConfig { search: SearchKind::Parallel, max_instructions: Some(200_000), ..ExecConfig::default() };
+    let out = diff_with("diff/parallel_turns.c", cfg);
+    assert_eq!(out.clusters, vec![vec![0, 1], vec![2]]);
+    for t in &out.tests {
+        let x = t.ktest.objects.iter().find(|o| o.name == "in").unwrap().bytes[0];
+        assert_eq!(x, 7, "revision 2 differs only where in[0] == 7");
     }
 }

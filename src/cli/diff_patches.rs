@@ -231,6 +231,7 @@ fn explore_and_report(
         entry: run.entry.clone(),
         argv: argv.clone(),
         keep_paths: false,
+        cross_seed: true,
         revisions: Some(n as u32),
         interrupt: Some(interrupt),
         ..ExecConfig::default()

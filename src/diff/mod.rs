@@ -66,6 +66,8 @@ pub struct DiffStats {
     pub pairs_contradictory: u64,
     /// Pairs whose outputs are the same expressions: no query needed.
     pub pairs_identical: u64,
+    /// Pairs told apart by an input one of the paths already had: no query.
+    pub known_inputs: u64,
     pub queries: u64,
     pub queries_unsat: u64,
     pub solver_errors: u64,
@@ -188,21 +190,29 @@ impl<'a> Differentiator<'a> {
             self.stats.incompatible_inputs += 1;
             return None;
         };
-        let mut constraints = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
-        constraints.extend_from_slice(&h.constraints);
-        constraints.extend_from_slice(&g.constraints);
-        constraints.push(diff);
-        self.stats.queries += 1;
-        let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
-        let model = match cx.solver.get_model(cx.pool, &constraints, &arrays) {
-            Ok(Some(model)) => model,
-            Ok(None) => {
-                self.stats.queries_unsat += 1;
-                return None;
+        let model = match known_input(cx.pool, h, g, diff) {
+            Some(input) => {
+                self.stats.known_inputs += 1;
+                objects.iter().map(|o| input.bytes_padded(o.array, o.size)).collect()
             }
-            Err(_) => {
-                self.stats.solver_errors += 1;
-                return None;
+            None => {
+                let mut constraints = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
+                constraints.extend_from_slice(&h.constraints);
+                constraints.extend_from_slice(&g.constraints);
+                constraints.push(diff);
+                self.stats.queries += 1;
+                let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
+                match cx.solver.get_model(cx.pool, &constraints, &arrays) {
+                    Ok(Some(model)) => model,
+                    Ok(None) => {
+                        self.stats.queries_unsat += 1;
+                        return None;
+                    }
+                    Err(_) => {
+                        self.stats.solver_errors += 1;
+                        return None;
+                    }
+                }
             }
         };
         self.stats.candidates += 1;
@@ -332,6 +342,23 @@ fn contradict(pool: &mut crate::expr::ExprPool, a: &[ExprId], b: &[ExprId]) -> b
     short.iter().any(|&c| {
         let n = pool.bool_not(c);
         set.contains(&n)
+    })
+}
+
+/// An input of one path (`HaltedPath::input`) that the other path accepts
+/// and on which their outputs differ (`diff` holds): a candidate without the
+/// solver. Cross seeding makes such pairs common: a seeded path runs on the
+/// input of a path of other revisions.
+fn known_input<'p>(
+    pool: &crate::expr::ExprPool,
+    h: &'p HaltedPath,
+    g: &'p HaltedPath,
+    diff: ExprId,
+) -> Option<&'p crate::expr::Assignment> {
+    [(h, g), (g, h)].into_iter().find_map(|(x, y)| {
+        let input = x.input.as_ref()?;
+        let holds = |c: &ExprId| pool.eval(*c, input) != 0;
+        (holds(&diff) && y.constraints.iter().all(holds)).then_some(input)
     })
 }
 

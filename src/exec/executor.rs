@@ -9,6 +9,7 @@ use crate::ir::{
     BinOp, Callee, CastOp, Const, Edge, FuncId, Inst, Intrinsic, Module, NO_REG, Op, Operand, Reg, TyId,
     TypeKind,
 };
+use crate::ktest::{self, KTest};
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
 use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
@@ -83,6 +84,8 @@ pub struct Executor<'m> {
     /// Set when building a value met something unsupported (symbolic bytes
     /// of an integer wider than 128 bits); the instruction then fails.
     unhandled: Option<String>,
+    /// The seeds: the configured ones, then those of `cross_seed`.
+    pub(super) seeds: Vec<KTest>,
     /// The input bytes of each seed, bound as the paths create the inputs.
     pub(super) seed_values: Vec<Assignment>,
 }
@@ -108,10 +111,11 @@ impl<'m> Executor<'m> {
             ..ExecStats::default()
         };
         let mut searcher = cfg.search.build(cfg.seed);
-        if !cfg.seeds.is_empty() {
+        if !cfg.seeds.is_empty() || cfg.cross_seed {
             searcher = Box::new(SeedsFirst::new(searcher));
         }
-        let seed_values = vec![Assignment::new(); cfg.seeds.len()];
+        let seeds = cfg.seeds.clone();
+        let seed_values = vec![Assignment::new(); seeds.len()];
         Ok(Executor {
             m,
             pool: ExprPool::new(),
@@ -134,6 +138,7 @@ impl<'m> Executor<'m> {
             entry,
             std_streams: [None; 3],
             unhandled: None,
+            seeds,
             seed_values,
         })
     }
@@ -327,7 +332,7 @@ impl<'m> Executor<'m> {
             mem.insert_fixed(g.addr, g.size, ObjKind::Global, bytes, g.constant);
         }
         let mut st = ExecutionState::new(RevSet::all(self.num_revisions), mem);
-        st.seeds = (0..self.cfg.seeds.len() as u32).collect();
+        st.seeds = (0..self.seeds.len() as u32).collect();
         // The standard streams: the FILE objects the globals point to (the
         // libc model's, or objects made here for glibc's extern ones).
         for (i, name) in ["stdin", "stdout", "stderr"].iter().enumerate() {
@@ -406,6 +411,13 @@ impl<'m> Executor<'m> {
     /// Turns a halted state into paths (one per group of revisions whose
     /// outputs differ) and hands them to the observer.
     pub(super) fn halt(&mut self, st: ExecutionState, t: Termination) {
+        let mut input = st.seeds.first().map(|&s| self.seed_values[s as usize].clone());
+        if self.cfg.cross_seed && matches!(t, Termination::Exit { .. } | Termination::Error { .. }) {
+            input = input.or_else(|| self.solver.check(&self.pool, &st.constraints).ok().flatten());
+            if let Some(values) = &input {
+                self.cross_seed(&st, values);
+            }
+        }
         match &t {
             Termination::Exit { .. } => self.stats.paths_exited += 1,
             Termination::Error { .. } => self.stats.paths_errored += 1,
@@ -422,6 +434,7 @@ impl<'m> Executor<'m> {
             annotations: st.annotations,
             instructions: st.instructions,
             depth: st.depth,
+            input,
         };
         for p in split_path_by_revision(&mut self.pool, path) {
             if let Some(obs) = self.observer.as_mut() {
@@ -434,6 +447,45 @@ impl<'m> Executor<'m> {
             if self.cfg.keep_paths {
                 self.paths.push(p);
             }
+        }
+    }
+
+    /// Seeds the live states of revisions other than `st`'s that accept `values`, an input on `st`'s
+    /// path, with that input, so that they run along it next (`ExecConfig::cross_seed`). A state
+    /// that already follows a seed keeps to it.
+    fn cross_seed(&mut self, st: &ExecutionState, values: &Assignment) {
+        if st.symbolics.is_empty() {
+            return;
+        }
+        let accepts = |s: &ExecutionState| {
+            s.seeds.is_empty()
+                && s.revisions.intersect(&st.revisions).is_empty()
+                && st.symbolics.starts_with(&s.symbolics)
+                // The newest constraints tell siblings apart: most states fail at once.
+                && s.constraints.iter().rev().all(|&c| self.pool.eval(c, values) != 0)
+        };
+        let targets: Vec<StateId> = self
+            .states
+            .keys()
+            .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(accepts))
+            .collect();
+        if targets.is_empty() {
+            return;
+        }
+        let id = self.seeds.len() as u32;
+        let objects = st
+            .symbolics
+            .iter()
+            .map(|o| ktest::Object { name: o.name.clone(), bytes: values.bytes_padded(o.array, o.size) })
+            .collect();
+        self.seeds.push(KTest { args: Vec::new(), sym_argvs: 0, sym_argv_len: 0, objects });
+        self.seed_values.push(values.clone());
+        for t in targets {
+            let s = self.state_mut(t);
+            s.seeds.push(id);
+            s.seeds_checked = s.constraints.len();
+            self.stats.cross_seeded += 1;
+            self.update_searcher(Some(t), &[], &[]);
         }
     }
 

@@ -89,6 +89,10 @@ pub struct ExecConfig {
     /// Seed inputs (KLEE's --seed-dir): states that agree with a seed run
     /// first, so exploration starts along the seeds' paths.
     pub seeds: Vec<crate::ktest::KTest>,
+    /// A path that ends seeds, with its input, the live states of other
+    /// revisions that accept that input: their paths over it run next, so that
+    /// the halted paths the differentiator compares cover common inputs.
+    pub cross_seed: bool,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
 }
@@ -113,6 +117,7 @@ impl Default for ExecConfig {
             max_stack_frames: 10_000,
             per_revision_states: false,
             seeds: Vec::new(),
+            cross_seed: false,
             interrupt: None,
         }
     }
@@ -132,6 +137,9 @@ pub struct ExecStats {
     pub paths_errored: u64,
     pub paths_silent: u64,
     pub paths_early: u64,
+    /// Live states seeded with the input of a halted path of other revisions
+    /// (`ExecConfig::cross_seed`).
+    pub cross_seeded: u64,
     pub covered_blocks: u64,
     pub total_blocks: u64,
     pub elapsed: Duration,

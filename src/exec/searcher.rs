@@ -417,7 +417,9 @@ impl Searcher for Interleaved {
 /// meta branch take their input branches in the same order. A group whose
 /// next state is *parallel* to another group's (at the same instruction, with
 /// disjoint revisions) is preferred: such pairs are the ones that yield
-/// differential tests soon.
+/// differential tests soon. The preference acts within rounds in which every
+/// group takes one turn; without them, two groups that keep meeting at the same
+/// instruction would starve all the others.
 #[derive(Default)]
 pub struct Parallel {
     groups: Vec<Group>,
@@ -429,6 +431,8 @@ pub struct Parallel {
 struct Group {
     revisions: RevSet,
     live: Live,
+    /// Had its turn in the current round.
+    served: bool,
 }
 
 impl Parallel {
@@ -436,7 +440,7 @@ impl Parallel {
         let g = match self.groups.iter().position(|g| g.revisions == revisions) {
             Some(g) => g,
             None => {
-                self.groups.push(Group { revisions, live: Live::default() });
+                self.groups.push(Group { revisions, live: Live::default(), served: false });
                 self.groups.len() - 1
             }
         };
@@ -473,8 +477,22 @@ impl Searcher for Parallel {
                     && tops[j].is_some_and(|(_, rj)| ri.intersect(&rj).is_empty())
             })
         };
-        let order: Vec<usize> = (0..n).map(|k| (self.turn + k) % n).filter(|&i| tops[i].is_some()).collect();
+        let (turn, groups) = (self.turn, &self.groups);
+        let tops_ref = &tops;
+        let waiting = |served: bool| {
+            (0..n)
+                .map(move |k| (turn + k) % n)
+                .filter(move |&i| tops_ref[i].is_some() && groups[i].served == served)
+        };
+        let mut order: Vec<usize> = waiting(false).collect();
+        if order.is_empty() {
+            order = waiting(true).collect();
+            for g in &mut self.groups {
+                g.served = false;
+            }
+        }
         let chosen = order.iter().copied().find(|&i| parallel(i)).unwrap_or(order[0]);
+        self.groups[chosen].served = true;
         self.turn = (chosen + 1) % n;
         tops[chosen].expect("chosen group is not empty").0
     }
@@ -543,11 +561,15 @@ impl Searcher for SeedsFirst {
     ) {
         self.inner.update(view, current, added, removed);
         self.seeded.remove(removed);
-        // The current state may have lost its last seed at a branch.
-        if let Some(c) = current.filter(|c| !removed.contains(c))
-            && view.state(c).seeds.is_empty()
-        {
-            self.seeded.remove(&[c]);
+        // The current state may have lost its last seed at a branch, or have
+        // been given one (a cross seed).
+        if let Some(c) = current.filter(|c| !removed.contains(c)) {
+            let seeded = !view.state(c).seeds.is_empty();
+            if !seeded {
+                self.seeded.remove(&[c]);
+            } else if !self.seeded.0.contains(&c) {
+                self.seeded.0.push_back(c);
+            }
         }
         self.seeded.0.extend(added.iter().copied().filter(|&a| !view.state(a).seeds.is_empty()));
     }

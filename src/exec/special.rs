@@ -364,7 +364,7 @@ impl Executor<'_> {
     /// A new input `seq`: each seed of the state gives its bytes, or, if its
     /// object there has another name or size, stops guiding this path.
     fn bind_seeds(&mut self, st: &mut ExecutionState, seq: u32, array: ArrayId, n: u64, name: &str) {
-        let seeds = &self.cfg.seeds;
+        let seeds = &self.seeds;
         st.seeds.retain(|&s| {
             seeds[s as usize]
                 .objects

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::expr::{ArrayId, ExprId};
+use crate::expr::{ArrayId, Assignment, ExprId};
 use crate::ir::{FuncId, Reg};
 
 use super::memory::{AddressSpace, ObjId};
@@ -201,6 +201,9 @@ pub struct HaltedPath {
     pub instructions: u64,
     /// Symbolic branches forked along the path.
     pub depth: u32,
+    /// An input that takes this path, when the engine has one at hand: the
+    /// seed the path followed, or the model `ExecConfig::cross_seed` computed.
+    pub input: Option<Assignment>,
 }
 
 #[derive(Clone, Debug)]

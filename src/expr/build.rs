@@ -295,6 +295,9 @@ impl ExprPool {
             Some(c) if c == mask(w) && w > 1 => return self.neg(a),
             _ => {}
         }
+        if let Some(e) = self.signed_division_through(BinOp::SDiv, a, b) {
+            return e;
+        }
         self.intern(Node::Bin { op: BinOp::SDiv, lhs: a, rhs: b })
     }
 
@@ -326,7 +329,35 @@ impl ExprPool {
         if let Some(e) = self.narrow_rem(BinOp::SRem, a, b) {
             return e;
         }
+        if let Some(e) = self.signed_division_through(BinOp::SRem, a, b) {
+            return e;
+        }
         self.intern(Node::Bin { op: BinOp::SRem, lhs: a, rhs: b })
+    }
+
+    /// `sdiv` or `srem` (`op`) by a nonzero constant `b`, moved inside a negation or an ite with a
+    /// constant arm. C truncates toward zero, so `(-x) / c = -(x / c)` and `(-x) % c = -(x % c)`
+    /// for every `x` but `MIN`, whose negation is itself. Code that makes a number positive first
+    /// (`if (n < 0) n = -n`) then divides the same `x` as code that does not, and the solver sees
+    /// one quotient instead of proving two equal (a bit-blasted proof of that is out of reach).
+    fn signed_division_through(&mut self, op: BinOp, a: ExprId, b: ExprId) -> Option<ExprId> {
+        let c = self.as_const(b).filter(|&c| c != 0)?;
+        let w = self.width(a);
+        match *self.node(a) {
+            Node::Bin { op: BinOp::Sub, lhs, rhs: x } if self.as_const(lhs) == Some(0) => {
+                let min = self.constant(w, fold::signed_min(w));
+                let is_min = self.eq(x, min);
+                let at_min = self.constant(w, fold::binary(op, fold::signed_min(w), c, w));
+                let inner = self.binary(op, x, b);
+                let negated = self.neg(inner);
+                Some(self.ite(is_min, at_min, negated))
+            }
+            Node::Ite { cond, then, els } if self.is_const(then) || self.is_const(els) => {
+                let (t, e) = (self.binary(op, then, b), self.binary(op, els, b));
+                Some(self.ite(cond, t, e))
+            }
+            _ => None,
+        }
     }
 
     /// The remainder of sign-extended (`srem`) or zero-extended (`urem`) operands, done at the
@@ -589,6 +620,15 @@ impl ExprPool {
             }
             // x - y = 0 and x ^ y = 0 are x = y.
             Node::Bin { op: BinOp::Sub | BinOp::Xor, lhs, rhs } if c == 0 => self.eq(lhs, rhs),
+            // A quotient by d is at most 2^(w-1) / |d| in magnitude: never MIN when |d| >= 2, say.
+            Node::Bin { op: BinOp::SDiv, rhs, .. }
+                if self.as_const(rhs).is_some_and(|d| {
+                    let d = fold::to_signed(d, w).unsigned_abs();
+                    d >= 2 && fold::to_signed(c, w).unsigned_abs() > (1u128 << (w - 1)) / d
+                }) =>
+            {
+                self.false_()
+            }
             Node::Not(x) => {
                 let k = self.constant(w, !c);
                 self.eq(k, x)

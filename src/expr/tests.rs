@@ -674,3 +674,37 @@ fn sign_extension_reassembly_is_sound_exhaustively() {
         }
     }
 }
+
+#[test]
+fn signed_division_through_negation_and_ite_is_sound_exhaustively() {
+    let (mut pool, x) = pool_with_input(2);
+    // Every dividend (byte 0), with the ite condition (the sign of byte 1) either way.
+    let mut check = |t: Tree| {
+        let e = t.build(&mut pool, x);
+        for v in 0..=255u8 {
+            for s in [0, 0x80] {
+                assert_eq!(pool.eval(e, &assignment(x, &[v, s])), t.eval(&[v, s]), "{t:?} at {v}, {s}");
+            }
+        }
+    };
+    let b = |i: u64| Box::new(Tree::Byte(i));
+    let k = |c: u128| Box::new(Tree::Const(8, c));
+    let neg = |t: Box<Tree>| Box::new(Tree::Bin(BinOp::Sub, k(0), t));
+    let cond = || Box::new(Tree::Cmp(CmpOp::Slt, false, b(1), k(0)));
+    // Divisors around every boundary: zero and the units (left alone), small ones, MIN and MAX.
+    for c in [0u128, 1, 2, 3, 7, 10, 0x7f, 0x80, 0x81, 0xf6, 0xfd, 0xfe, 0xff] {
+        for op in [BinOp::SDiv, BinOp::SRem] {
+            check(Tree::Bin(op, neg(b(0)), k(c)));
+            // Nested, as digit loops do: a negated quotient divided again.
+            check(Tree::Bin(op, Box::new(Tree::Bin(BinOp::SDiv, neg(b(0)), k(10))), k(c)));
+            for arm in [0, 1, 0x80, 0xff] {
+                check(Tree::Bin(op, Box::new(Tree::Ite(cond(), k(arm), b(0))), k(c)));
+                check(Tree::Bin(op, Box::new(Tree::Ite(cond(), b(0), k(arm))), k(c)));
+            }
+        }
+        // A quotient against every constant: the range rule.
+        for m in 0..=255u128 {
+            check(Tree::Cmp(CmpOp::Eq, false, Box::new(Tree::Bin(BinOp::SDiv, b(0), k(c))), k(m)));
+        }
+    }
+}

@@ -171,6 +171,7 @@ fn simplified_and_lowered_trees_are_equivalent_in_z3() {
     let mut pool = ExprPool::new();
     let x = pool.array("x", BYTES, 0);
     let mut backend = backend::Z3Backend::default();
+    backend.plain_divisions = true;
     let bytes: Vec<_> = (0..BYTES).map(|i| backend.byte_const(&pool, x, i)).collect();
     let (mut proved, mut unknown) = (0, 0);
     for round in 0..600 {
@@ -384,4 +385,75 @@ fn solver_symbolic_index_reads_match_brute_force() {
         }
     }
     assert!(sat > 10 && unsat > 5, "{sat} sat, {unsat} unsat");
+}
+
+#[test]
+fn division_by_a_constant_is_defined_exactly() {
+    use crate::expr::BinOp;
+    use crate::expr::fold::{binary, mask};
+    use ::z3::ast::{Ast, BV, Bool};
+    use ::z3::{SatResult, Solver};
+    // The definition must force C's quotient and remainder (exact) and admit them (never rule an
+    // input out). Both are proved for every dividend at 8 bits. Wider, where a proof would pit a
+    // divider circuit against a multiplier, the true quotient and remainder of boundary and random
+    // dividends must satisfy it.
+    let rng = &mut ChaCha8Rng::seed_from_u64(3);
+    let mut pool = ExprPool::new();
+    let x = pool.array("x", 8, 0);
+    let mut backend = backend::Z3Backend::default();
+    let bytes: Vec<BV> = (0..8).map(|i| backend.byte_const(&pool, x, i)).collect();
+    let mut cases = 0;
+    for w in [8u32, 16, 32, 64] {
+        let dividend = word(&mut pool, x, 0, u64::from(w / 8));
+        let min = 1u128 << (w - 1);
+        for c in [2, 3, 7, 10, 100, min - 1, min, min + 1, mask(w) - 9, mask(w) - 1] {
+            for (div, rem) in [(BinOp::SDiv, BinOp::SRem), (BinOp::UDiv, BinOp::URem)] {
+                let k = pool.constant(w, c);
+                let (q, r) = (pool.binary(div, dividend, k), pool.binary(rem, dividend, k));
+                if !matches!(*pool.node(q), crate::expr::Node::Bin { op, .. } if op == div) {
+                    continue; // by a power of two: a shift, not the encoding's business
+                }
+                backend.lower(&pool, q);
+                backend.lower(&pool, r);
+                let definitions = backend.definitions(&pool, [q, r]);
+                assert_eq!(definitions.len(), 1, "{div:?} by {c} at {w} bits");
+                let defined = &definitions[0];
+                let (ours_q, ours_r) = (backend.bv(q), backend.bv(r));
+                if w == 8 {
+                    let (a, b) = (backend.bv(dividend), backend.bv(k));
+                    let (z3_q, z3_r) = if div == BinOp::SDiv {
+                        (a.bvsdiv(&b), a.bvsrem(&b))
+                    } else {
+                        (a.bvudiv(&b), a.bvurem(&b))
+                    };
+                    let unsat = |claim: Bool| {
+                        let solver = Solver::new();
+                        solver.assert(&claim);
+                        solver.check() == SatResult::Unsat
+                    };
+                    let differs = Bool::or(&[ours_q.eq(&z3_q).not(), ours_r.eq(&z3_r).not()]);
+                    assert!(
+                        unsat(Bool::and(&[defined.clone(), differs])),
+                        "{div:?} by {c} at {w} bits: not exact"
+                    );
+                    let admits = defined.substitute(&[(&ours_q, &z3_q), (&ours_r, &z3_r)]);
+                    assert!(unsat(admits.not()), "{div:?} by {c} at {w} bits: rules some dividend out");
+                }
+                let mut values = vec![0, 1, 9, 10, 11, min - 1, min, min + 1, mask(w) - 10, mask(w)];
+                values.extend((0..20).map(|_| rng.random::<u128>() & mask(w)));
+                for v in values {
+                    let constant = |n: u128| BV::from_str(w, &n.to_string()).unwrap();
+                    let (want_q, want_r) = (constant(binary(div, v, c, w)), constant(binary(rem, v, c, w)));
+                    let input: Vec<BV> =
+                        (0..w / 8).map(|i| BV::from_u64((v >> (8 * i)) as u64 & 0xff, 8)).collect();
+                    let mut pairs: Vec<(&BV, &BV)> = bytes.iter().zip(&input).collect();
+                    pairs.extend([(&ours_q, &want_q), (&ours_r, &want_r)]);
+                    let holds = defined.substitute(&pairs).simplify().as_bool();
+                    assert_eq!(holds, Some(true), "{div:?} by {c} at {w} bits rules out {v}");
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 60, "{cases} cases");
 }
