@@ -273,7 +273,8 @@ impl Z3Backend {
     /// On the digits program's 43 slowest queries (chains of `/ 10` and `% 10`) Z3 took 5.4 s instead
     /// of 32 s; stating the quotient's sign too (redundant, but the SAT solver would have to derive
     /// it through the multiplication) halved the median query again. Exact, and satisfiable for
-    /// every `x`: `tests::division_by_a_constant_is_defined_exactly` proves both.
+    /// every `x`: `tests::division_by_a_constant_is_defined_exactly` proves both at 8 bits and checks
+    /// them on sampled dividends wider.
     fn division(&mut self, pool: &ExprPool, key: DivKey) -> &Division {
         if !self.divisions.contains_key(&key) {
             let (signed, lhs, c) = key;
