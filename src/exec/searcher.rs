@@ -477,20 +477,12 @@ impl Searcher for Parallel {
                     && tops[j].is_some_and(|(_, rj)| ri.intersect(&rj).is_empty())
             })
         };
-        let (turn, groups) = (self.turn, &self.groups);
-        let tops_ref = &tops;
-        let waiting = |served: bool| {
-            (0..n)
-                .map(move |k| (turn + k) % n)
-                .filter(move |&i| tops_ref[i].is_some() && groups[i].served == served)
-        };
-        let mut order: Vec<usize> = waiting(false).collect();
-        if order.is_empty() {
-            order = waiting(true).collect();
-            for g in &mut self.groups {
-                g.served = false;
-            }
+        let live: Vec<usize> = (0..n).map(|k| (self.turn + k) % n).filter(|&i| tops[i].is_some()).collect();
+        // A new round when every group with states has had its turn.
+        if live.iter().all(|&i| self.groups[i].served) {
+            self.groups.iter_mut().for_each(|g| g.served = false);
         }
+        let order: Vec<usize> = live.into_iter().filter(|&i| !self.groups[i].served).collect();
         let chosen = order.iter().copied().find(|&i| parallel(i)).unwrap_or(order[0]);
         self.groups[chosen].served = true;
         self.turn = (chosen + 1) % n;
