@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
+use crate::exec::{SymbolicObject, ktest_objects};
 use crate::ktest::{KTest, Object};
 
 /// The function the engine starts in when the environment is symbolic: it
@@ -222,6 +223,12 @@ fn is_arg_name(name: &str) -> bool {
 
 fn is_file_name(name: &str) -> bool {
     name.len() == 1 && name.as_bytes()[0].is_ascii_uppercase()
+}
+
+/// The ktest of a path: its inputs with their bytes under a model, stdin
+/// tokens rendered (`render_tokens`), as the program reads them natively.
+pub fn path_ktest(args: Vec<String>, symbolics: &[SymbolicObject], bytes: Vec<Vec<u8>>) -> KTest {
+    KTest { args, sym_argvs: 0, sym_argv_len: 0, objects: render_tokens(ktest_objects(symbolics, bytes)) }
 }
 
 /// Replaces the stdin tokens of token mode (`stdin-tok-POS-KIND`) by their

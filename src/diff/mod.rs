@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
 use crate::expr::ExprId;
-use crate::ktest::{self, KTest};
+use crate::ktest::KTest;
 use crate::posix;
 
 use confirm::{Observation, OutputSelection, TestInput};
@@ -216,18 +216,7 @@ impl<'a> Differentiator<'a> {
             }
         };
         self.stats.candidates += 1;
-        Some(KTest {
-            args: self.program_args.clone(),
-            sym_argvs: 0,
-            sym_argv_len: 0,
-            objects: posix::render_tokens(
-                objects
-                    .iter()
-                    .zip(model)
-                    .map(|(o, bytes)| ktest::Object { name: o.name.clone(), bytes })
-                    .collect(),
-            ),
-        })
+        Some(posix::path_ktest(self.program_args.clone(), &objects, model))
     }
 
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
@@ -357,7 +346,8 @@ fn known_input<'p>(
 ) -> Option<&'p crate::expr::Assignment> {
     [(h, g), (g, h)].into_iter().find_map(|(x, y)| {
         let input = x.input.as_ref()?;
-        let holds = |c: &ExprId| pool.eval(*c, input) != 0;
+        let mut eval = crate::expr::Evaluator::new(pool, input);
+        let mut holds = |c: &ExprId| eval.eval(*c) != 0;
         (holds(&diff) && y.constraints.iter().all(holds)).then_some(input)
     })
 }

@@ -4,12 +4,12 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use crate::expr::fold::mask;
-use crate::expr::{Assignment, ExprId, ExprPool};
+use crate::expr::{Assignment, Evaluator, ExprId, ExprPool};
 use crate::ir::{
     BinOp, Callee, CastOp, Const, Edge, FuncId, Inst, Intrinsic, Module, NO_REG, Op, Operand, Reg, TyId,
     TypeKind,
 };
-use crate::ktest::{self, KTest};
+use crate::ktest::KTest;
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
 use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
@@ -18,7 +18,7 @@ use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
 use super::slab::Slab;
 use super::special::Handler;
 use super::state::{
-    ErrorKind, ExecutionState, Frame, HaltedPath, Location, StackFrame, Termination, VarArgs,
+    ErrorKind, ExecutionState, Frame, HaltedPath, Location, StackFrame, Termination, VarArgs, ktest_objects,
 };
 use super::value::{self, Byte, DivError, Value};
 use super::{
@@ -291,7 +291,10 @@ impl<'m> Executor<'m> {
             return;
         }
         let new = &st.constraints[st.seeds_checked.min(st.constraints.len())..];
-        st.seeds.retain(|&s| new.iter().all(|&c| self.pool.eval(c, &self.seed_values[s as usize]) != 0));
+        st.seeds.retain(|&s| {
+            let mut eval = Evaluator::new(&self.pool, &self.seed_values[s as usize]);
+            new.iter().all(|&c| eval.eval(c) != 0)
+        });
         st.seeds_checked = st.constraints.len();
     }
 
@@ -411,9 +414,12 @@ impl<'m> Executor<'m> {
     /// Turns a halted state into paths (one per group of revisions whose
     /// outputs differ) and hands them to the observer.
     pub(super) fn halt(&mut self, st: ExecutionState, t: Termination) {
-        let mut input = st.seeds.first().map(|&s| self.seed_values[s as usize].clone());
+        let mut input = None;
         if self.cfg.cross_seed && matches!(t, Termination::Exit { .. } | Termination::Error { .. }) {
-            input = input.or_else(|| self.solver.check(&self.pool, &st.constraints).ok().flatten());
+            input = match st.seeds.first() {
+                Some(&s) => Some(self.seed_values[s as usize].clone()),
+                None => self.solver.check(&self.pool, &st.constraints).ok().flatten(),
+            };
             if let Some(values) = &input {
                 self.cross_seed(&st, values);
             }
@@ -457,27 +463,26 @@ impl<'m> Executor<'m> {
         if st.symbolics.is_empty() {
             return;
         }
-        let accepts = |s: &ExecutionState| {
+        // One evaluator for all states: their constraints share most subterms.
+        let mut eval = Evaluator::new(&self.pool, values);
+        let mut accepts = |s: &ExecutionState| {
             s.seeds.is_empty()
                 && s.revisions.intersect(&st.revisions).is_empty()
                 && st.symbolics.starts_with(&s.symbolics)
                 // The newest constraints tell siblings apart: most states fail at once.
-                && s.constraints.iter().rev().all(|&c| self.pool.eval(c, values) != 0)
+                && s.constraints.iter().rev().all(|&c| eval.eval(c) != 0)
         };
         let targets: Vec<StateId> = self
             .states
             .keys()
-            .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(accepts))
+            .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
             .collect();
         if targets.is_empty() {
             return;
         }
         let id = self.seeds.len() as u32;
-        let objects = st
-            .symbolics
-            .iter()
-            .map(|o| ktest::Object { name: o.name.clone(), bytes: values.bytes_padded(o.array, o.size) })
-            .collect();
+        let bytes = st.symbolics.iter().map(|o| values.bytes_padded(o.array, o.size));
+        let objects = ktest_objects(&st.symbolics, bytes);
         self.seeds.push(KTest { args: Vec::new(), sym_argvs: 0, sym_argv_len: 0, objects });
         self.seed_values.push(values.clone());
         for t in targets {

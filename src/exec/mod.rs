@@ -31,7 +31,7 @@ pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use slab::Slab;
 pub use state::{
     Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, Location, OutputEvent, StackFrame, Stream,
-    SymbolicObject, Termination,
+    SymbolicObject, Termination, ktest_objects,
 };
 
 use crate::expr::ExprPool;

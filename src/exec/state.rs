@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::expr::{ArrayId, Assignment, ExprId};
 use crate::ir::{FuncId, Reg};
+use crate::ktest::Object;
 
 use super::memory::{AddressSpace, ObjId};
 use super::revset::RevSet;
@@ -71,6 +72,11 @@ pub struct SymbolicObject {
     pub name: String,
     pub array: ArrayId,
     pub size: u64,
+}
+
+/// The ktest objects of a path's inputs (`symbolics`, in order), with their bytes.
+pub fn ktest_objects(symbolics: &[SymbolicObject], bytes: impl IntoIterator<Item = Vec<u8>>) -> Vec<Object> {
+    symbolics.iter().zip(bytes).map(|(o, bytes)| Object { name: o.name.clone(), bytes }).collect()
 }
 
 /// Error kinds, named by the suffix of KLEE's `.err` files.

@@ -37,7 +37,6 @@ use crate::exec::{
     Termination,
 };
 use crate::expr::{Assignment, ExprPool};
-use crate::ktest::{self, KTest};
 use crate::solver::SolverStats;
 
 /// The columns of `tests.csv`: the test's number; how its path ended (`exit`,
@@ -192,18 +191,7 @@ impl TestWriter {
         }
         self.tests += 1;
         let stem = format!("test{:06}", self.tests);
-        let kt = KTest {
-            args: self.opts.ktest_args.clone(),
-            sym_argvs: 0,
-            sym_argv_len: 0,
-            objects: crate::posix::render_tokens(
-                p.symbolics
-                    .iter()
-                    .zip(model)
-                    .map(|(s, bytes)| ktest::Object { name: s.name.clone(), bytes })
-                    .collect(),
-            ),
-        };
+        let kt = crate::posix::path_ktest(self.opts.ktest_args.clone(), &p.symbolics, model);
         kt.write(&self.path(&format!("{stem}.ktest"))).map_err(io::Error::other)?;
         for (stream, ext) in [(Stream::Stdout, "stdout"), (Stream::Stderr, "stderr")] {
             let text: Vec<u8> =
