@@ -207,8 +207,8 @@ pub struct HaltedPath {
     pub instructions: u64,
     /// Symbolic branches forked along the path.
     pub depth: u32,
-    /// An input that takes this path, when the engine has one at hand: the
-    /// seed the path followed, or the model `ExecConfig::cross_seed` computed.
+    /// With `ExecConfig::cross_seed`, an input that takes this path: the seed
+    /// it followed, or a model of its path condition.
     pub input: Option<Assignment>,
 }
 
