@@ -260,8 +260,51 @@ fn interrupt_gives_a_valid_partial_report() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap()).unwrap();
     check_report(&r, dir.path(), 3);
     assert!(r.stats.partial);
-    assert_eq!(r.stats.partial_reason.as_deref(), Some("interrupted"));
+    assert_eq!(r.stats.partial_reasons.first().map(String::as_str), Some("exploration stopped: interrupted"));
     assert_eq!(r.clusters, vec![vec![0, 1], vec![2]], "the difference was found before the interrupt");
+    // Revisions 0 and 1 are the same file: equivalent whatever the budget.
+    assert!(r.cluster_verdicts[0].proved_equivalent(), "{:?}", r.cluster_verdicts);
+}
+
+/// Revisions whose difference hides behind a 64-bit multiplicative hash: every
+/// differential query is hard for the solver. A running query is cut at the
+/// budget, so the whole command ends on time and says why it is partial.
+#[test]
+fn max_time_holds_while_the_solver_is_busy() {
+    let src = r#"#include <stdio.h>
+int main(void) {
+    unsigned long long a, b;
+    if (scanf("%llu %llu", &a, &b) != 2) return 1;
+    unsigned long long h = a * b;
+    h ^= h >> 29;
+    h *= 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 32;
+    if (h % 1000 == 7) printf("lucky\n");
+    else printf("%llu\n", h % 10);
+    return 0;
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<String> = [("orig.c", src.to_string()), ("p1.c", src.replace(">> 32", ">> 31"))]
+        .iter()
+        .map(|(name, text)| {
+            std::fs::write(dir.path().join(name), text).unwrap();
+            dir.path().join(name).display().to_string()
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let (r, out) = diff_patches(&files, &["--sym-stdin", "24", "--max-time", "10"]);
+    let took = started.elapsed().as_secs_f64();
+    check_report(&r, out.path(), 2);
+    assert!(took < 11.0, "--max-time 10 took {took:.1}s");
+    if r.clusters.len() == 1 {
+        assert!(r.stats.partial, "one cluster without a proof must be partial");
+        assert!(
+            r.stats.partial_reasons.iter().any(|w| w.contains("max-time")),
+            "{:?}",
+            r.stats.partial_reasons
+        );
+    }
 }
 
 /// A child process that does not outlive a failing test.

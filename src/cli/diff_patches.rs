@@ -16,7 +16,7 @@ use crate::cluster::{self, SearchBudget};
 use crate::compile::{NativeOptions, Toolchain};
 use crate::diff::confirm::OutputSelection;
 use crate::diff::{ConfirmedTest, DiffConfig, Differentiator};
-use crate::exec::{ExecConfig, Executor, SearchKind};
+use crate::exec::{self, ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
 use crate::posix;
 use crate::report::{self, Report, diagnostics};
@@ -44,8 +44,17 @@ of the diverging path in each revision's own file:
   fix3.c:13:9: warning: revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70: stdout \"F\\n\" vs \"C\\n\" [psychic]
   fix3.c:13:9: note: revision 3 runs this code at site 3 (condition in grade); no other revision has it
 
-Exit status: 0 on success, 1 with --fail-on-diff when the revisions do not all behave alike,
-2 on a usage or input error.
+A cluster is \"proved equivalent\" only when every path of its revisions was explored exactly and
+every comparison between them settled. Whatever the engine approximated (a concretised value, a
+libc-model gap, an unmodelled call, an unsupported instruction, a solver timeout, a path cut by a
+limit, states left when the budget ran out) is listed per revision in report.json's `coverage`, and
+the clusters it touches are \"not separated\", with the reasons; the report is then partial.
+
+Exit status:
+  0  success
+  1  with --fail-on-diff: the revisions do not all behave alike (more than one cluster)
+  2  a usage or input error
+  3  with --fail-on-incomplete: the answer is partial (some cluster is not proved equivalent)
 
 Examples:
   psychic diff-patches orig.c fix1.c fix2.c fix3.c
@@ -100,6 +109,11 @@ pub struct DiffPatchesArgs {
     /// than one cluster).
     #[arg(long)]
     fail_on_diff: bool,
+    /// Exit with status 3 when the answer is partial: some cluster is not
+    /// proved equivalent (approximations, cut paths, budget). Checked after
+    /// --fail-on-diff.
+    #[arg(long)]
+    fail_on_incomplete: bool,
     #[command(flatten)]
     exec: ExecArgs,
     #[command(flatten)]
@@ -121,6 +135,8 @@ enum Diagnostics {
 
 /// Exit status of a run whose revisions differ, with --fail-on-diff.
 const EXIT_DIFFERENT: u8 = 1;
+/// Exit status of a partial answer, with --fail-on-incomplete.
+const EXIT_INCOMPLETE: u8 = 3;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum OutputKind {
@@ -237,6 +253,8 @@ fn explore_and_report(
         ..ExecConfig::default()
     };
     a.exec.apply(&mut cfg, SearchKind::Parallel)?;
+    // --max-time bounds the whole command: unify and compile took their share.
+    cfg.budget_start = Some(start);
     let dcfg = DiffConfig {
         outputs: selection(&a.outputs),
         replay_timeout: Duration::try_from_secs_f64(a.replay_timeout).map_err(|_| {
@@ -286,16 +304,6 @@ fn explore_and_report(
 
     let stats = &summary.stats;
     let solver = &summary.solver;
-    // Once every pair of revisions is told apart, stopping is completion:
-    // further paths cannot change the clusters.
-    let partial_reason = if diff.done() {
-        None
-    } else {
-        summary.stopped_early.clone().or_else(|| {
-            (stats.paths_early > 0)
-                .then(|| format!("{} paths ended early (limits or solver failures)", stats.paths_early))
-        })
-    };
     let report = Report {
         psychic_version: env!("CARGO_PKG_VERSION").into(),
         revisions: meta
@@ -315,9 +323,9 @@ fn explore_and_report(
             .map(|s| s.value.iter().map(|&i| diff.tests[i].id).collect())
             .unwrap_or_default(),
         clusters,
+        cluster_verdicts: Vec::new(),
+        coverage: summary.coverage.clone(),
         stats: report::Stats {
-            partial: partial_reason.is_some(),
-            partial_reason,
             seconds: times.clone(),
             instructions: stats.instructions,
             states: stats.states_created,
@@ -332,6 +340,7 @@ fn explore_and_report(
             disagreements: diff.stats.disagreements,
             tree_optimal: tree.as_ref().is_none_or(|t| t.optimal),
             separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
+            ..report::Stats::default()
         },
     };
     // Decision-tree test ids are indices into the confirmed tests; the report
@@ -339,6 +348,7 @@ fn explore_and_report(
     let mut report = renumber_tree(report, &diff.tests);
     progress.stage("report", format!("writing {}", out.display()));
     write_patched(&mut report, sources, out)?;
+    judge(&mut report, &diff, sources, meta, &meta_c, out, summary.stopped_early.as_deref());
     report.write_files(out, meta).with_context(|| format!("writing the report into {}", out.display()))?;
     let files = report.files(out);
     let findings = diagnostics::findings(&report, meta, &files);
@@ -361,11 +371,83 @@ fn explore_and_report(
     if !a.quiet {
         print!("{}", report::summary(&report));
         println!("results: {}", out.display());
+        if report.stats.partial {
+            eprintln!(
+                "psychic: warning: partial answer: {} (see coverage in {})",
+                report.stats.partial_reasons.join("; "),
+                out.join("report.json").display()
+            );
+        }
     }
     if a.fail_on_diff && report.clusters.len() > 1 {
         return Ok(ExitCode::from(EXIT_DIFFERENT));
     }
+    if a.fail_on_incomplete && report.stats.partial {
+        return Ok(ExitCode::from(EXIT_INCOMPLETE));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The verdict of each cluster, and whether (and why) the answer is partial.
+/// A cluster is a proof only if its revisions have the same text, or every
+/// path of its revisions was exact and every comparison between them settled.
+fn judge(
+    report: &mut Report,
+    diff: &Differentiator,
+    sources: &[unify::RevisionSource],
+    meta: &unify::MetaProgram,
+    meta_c: &Path,
+    out: &Path,
+    stopped: Option<&str>,
+) {
+    // Approximations are located in meta.c; a reviewer reads each revision's own file.
+    let meta_c = std::fs::canonicalize(meta_c).ok();
+    let in_meta = |file: &str| meta_c.is_some() && std::fs::canonicalize(file).ok() == meta_c;
+    let files = report.files(out);
+    report.coverage.map_locations(|r, l| {
+        let origins = if in_meta(&l.file) { meta.origins(l.line as usize) } else { Vec::new() };
+        origins.into_iter().find(|o| o.revision == r as usize).map(|o| exec::Location {
+            file: files[r as usize].clone(),
+            line: o.line as u32,
+            col: 0,
+        })
+    });
+    let coverage = &report.coverage;
+    report.cluster_verdicts = cluster::verdicts(&report.clusters, |c| {
+        // The same text is the same program, whatever the engine saw of it.
+        if c.iter().all(|&r| sources[r].text == sources[c[0]].text) {
+            return Vec::new();
+        }
+        let mut why = coverage.reasons(Some(c));
+        let mut gaps = std::collections::BTreeMap::new();
+        for (i, &a) in c.iter().enumerate() {
+            for &b in &c[i + 1..] {
+                for g in diff.gaps(a as u32, b as u32) {
+                    gaps.entry(g).or_insert_with(Vec::new).push(format!("{a}-{b}"));
+                }
+            }
+        }
+        why.extend(
+            gaps.into_iter().map(|(g, pairs)| format!("{} (revisions {})", g.describe(), pairs.join(", "))),
+        );
+        why
+    });
+    // Partial: anything was cut or approximated, unless every pair of
+    // revisions is told apart, where nothing is left to miss.
+    let mut reasons: Vec<String> = Vec::new();
+    if !diff.done() {
+        reasons.extend(stopped.map(|stop| format!("exploration stopped: {stop}")));
+        let all = coverage.reasons(None).into_iter();
+        for r in all.chain(report.cluster_verdicts.iter().flat_map(|v| v.reasons.iter().cloned())) {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+    }
+    let st = &mut report.stats;
+    st.partial = !reasons.is_empty();
+    st.partial_reason = st.partial.then(|| reasons.join("; "));
+    st.partial_reasons = reasons;
 }
 
 /// Revisions given as diffs exist only in memory: their patched text goes to

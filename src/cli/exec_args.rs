@@ -24,7 +24,9 @@ pub struct ExecArgs {
     /// Seed of the randomised searchers.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Stop exploring after this many seconds (fractions allowed).
+    /// The time budget in seconds (fractions allowed): no solver query runs
+    /// past it; exploration stops and what was found is written, marked
+    /// partial. For diff-patches it covers the whole command.
     #[arg(long, value_name = "SECS")]
     pub max_time: Option<f64>,
     /// Stop after this many instructions over all paths.

@@ -12,8 +12,10 @@
 //! they return the best found so far and say it may not be optimal.
 
 mod search;
+mod verdict;
 
 pub use search::{SearchBudget, decision_tree, separating_set};
+pub use verdict::{ClusterVerdict, Verdict, verdicts};
 
 /// The outcome class of each revision under one test: `classes[r]` is a small
 /// number, equal for revisions that behaved alike.

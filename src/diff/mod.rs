@@ -16,7 +16,9 @@ pub mod outputs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
+use crate::exec::{
+    ApproxKind, Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination,
+};
 use crate::expr::ExprId;
 use crate::ktest::KTest;
 use crate::posix;
@@ -79,6 +81,29 @@ pub struct DiffStats {
     pub incompatible_inputs: u64,
 }
 
+/// Why a pair of revisions that no test tells apart is still not proved
+/// equivalent: a comparison of two of their paths that did not settle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PairGap {
+    /// The differential query timed out or failed.
+    Solver,
+    /// The engine predicted a difference that native replay did not show:
+    /// the input it chose was not one, but another might be.
+    Disagreement,
+    /// The two paths read different input objects, so no one input runs both.
+    IncompatibleInputs,
+}
+
+impl PairGap {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PairGap::Solver => "a differential query failed (solver timeout or unknown)",
+            PairGap::Disagreement => "a candidate test did not replay natively",
+            PairGap::IncompatibleInputs => "two of their paths read different inputs and were not compared",
+        }
+    }
+}
+
 /// The halt observer that generates and confirms differential tests.
 pub struct Differentiator<'a> {
     cfg: DiffConfig,
@@ -96,6 +121,8 @@ pub struct Differentiator<'a> {
     /// `told_apart[a * n + b]`: some confirmed test separates a and b.
     told_apart: Vec<bool>,
     pairs_left: usize,
+    /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
+    gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
     pub stats: DiffStats,
     /// An I/O failure during confirmation; the run stops and reports it.
@@ -129,6 +156,7 @@ impl<'a> Differentiator<'a> {
             groups: Vec::new(),
             told_apart: vec![false; revisions * revisions],
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
+            gaps: Default::default(),
             tests: Vec::new(),
             stats: DiffStats::default(),
             error: None,
@@ -145,6 +173,22 @@ impl<'a> Differentiator<'a> {
     /// Every pair of revisions is told apart: nothing more to learn.
     pub fn done(&self) -> bool {
         self.pairs_left == 0
+    }
+
+    /// Why revisions `a` and `b` are not proved equivalent by the comparisons
+    /// made, if they are not told apart: empty when every comparison of their
+    /// paths settled.
+    pub fn gaps(&self, a: u32, b: u32) -> impl Iterator<Item = PairGap> + '_ {
+        self.gaps.get(&(a.min(b), a.max(b))).into_iter().flatten().copied()
+    }
+
+    /// Records a comparison of `x`'s and `y`'s paths that did not settle.
+    fn gap(&mut self, x: &RevSet, y: &RevSet, gap: PairGap) {
+        for a in x.iter() {
+            for b in y.iter() {
+                self.gaps.entry((a.min(b), a.max(b))).or_default().insert(gap);
+            }
+        }
     }
 
     fn apart(&self, a: u32, b: u32) -> bool {
@@ -188,6 +232,7 @@ impl<'a> Differentiator<'a> {
         }
         let Some(objects) = common_objects(&h.symbolics, &g.symbolics) else {
             self.stats.incompatible_inputs += 1;
+            self.gap(&h.revisions, &g.revisions, PairGap::IncompatibleInputs);
             return None;
         };
         let model = match known_input(cx.pool, h, g, diff) {
@@ -210,6 +255,7 @@ impl<'a> Differentiator<'a> {
                     }
                     Err(_) => {
                         self.stats.solver_errors += 1;
+                        self.gap(&h.revisions, &g.revisions, PairGap::Solver);
                         return None;
                     }
                 }
@@ -241,6 +287,7 @@ impl<'a> Differentiator<'a> {
         let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
         if !confirmed {
             self.stats.disagreements += 1;
+            self.gap(x, y, PairGap::Disagreement);
             std::fs::create_dir_all(&self.disagreements_dir)?;
             let name = format!("candidate{:06}.ktest", self.stats.candidates);
             return std::fs::rename(&candidate, self.disagreements_dir.join(name));
@@ -286,7 +333,12 @@ impl<'a> Differentiator<'a> {
 impl HaltObserver for Differentiator<'_> {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
         self.saw_input |= !path.symbolics.is_empty();
-        if matches!(path.termination, Termination::Silent | Termination::Early { .. }) {
+        // A path the engine could not follow to its end (an unmodelled call,
+        // an unsupported instruction) ends where the native program does not:
+        // its termination is no behaviour to compare. Its revisions' clusters
+        // say so through the coverage.
+        let engine_end = path.termination.error_kind().and_then(ApproxKind::of_error).is_some();
+        if engine_end || matches!(path.termination, Termination::Silent | Termination::Early { .. }) {
             return Control::Continue;
         }
         self.stats.halted += 1;

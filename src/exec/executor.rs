@@ -12,6 +12,7 @@ use crate::ir::{
 use crate::ktest::KTest;
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
+use super::coverage::{ApproxKind, Approximation, Coverage};
 use super::memory::{AddressSpace, NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
@@ -76,6 +77,11 @@ pub struct Executor<'m> {
     warnings: Vec<String>,
     warned: HashSet<String>,
     stop: Option<String>,
+    /// The stop came from the observer, which has learned what it wanted:
+    /// the states it leaves are no gap in what it reports.
+    observer_stopped: bool,
+    /// Exact and approximated halted paths per revision.
+    coverage: Coverage,
     num_revisions: u32,
     entry: FuncId,
     /// The `FILE` objects `stdin`, `stdout` and `stderr` point to, if the
@@ -133,7 +139,9 @@ impl<'m> Executor<'m> {
             forked: Vec::new(),
             warnings: Vec::new(),
             warned: HashSet::new(),
+            observer_stopped: false,
             stop: None,
+            coverage: Coverage::new(num_revisions),
             num_revisions,
             entry,
             std_streams: [None; 3],
@@ -159,6 +167,9 @@ impl<'m> Executor<'m> {
     /// Explores the program until every path halted or a limit stopped it.
     pub fn run(&mut self) -> RunSummary {
         let start = Instant::now();
+        // No query may run past the budget: its end is the solver's deadline.
+        let budget_start = self.cfg.budget_start.unwrap_or(start);
+        self.solver.set_deadline(self.cfg.max_time.map(|t| budget_start + t));
         let init = self.initial_state();
         let id = self.insert_state(init);
         let leaf = self.ptree.root(id);
@@ -205,6 +216,7 @@ impl<'m> Executor<'m> {
                         .unwrap_or("unknown");
                     let message = format!("internal error in psychic's engine (please report it): {what}");
                     self.warn(message.clone());
+                    self.approximate(&mut st, ApproxKind::Internal, message.clone());
                     Some(self.error_termination(&st, ErrorKind::Exec, message))
                 }
             };
@@ -248,6 +260,7 @@ impl<'m> Executor<'m> {
             paths: std::mem::take(&mut self.paths),
             warnings: self.warnings.clone(),
             stopped_early: self.stop.clone(),
+            coverage: self.coverage.clone(),
         }
     }
 
@@ -256,7 +269,7 @@ impl<'m> Executor<'m> {
             return Some("interrupted".into());
         }
         if let Some(t) = self.cfg.max_time
-            && start.elapsed() >= t
+            && self.cfg.budget_start.unwrap_or(start).elapsed() >= t
         {
             return Some(format!("max-time ({}s) reached", t.as_secs_f64()));
         }
@@ -274,12 +287,14 @@ impl<'m> Executor<'m> {
         None
     }
 
-    /// Ends every live state early.
+    /// Ends every live state early. Unless the observer asked for the stop
+    /// (it knows enough), each left state is behaviour the run did not see.
     fn end_all(&mut self, reason: &str) {
         let ids: Vec<StateId> = self.states.keys().collect();
+        let cut = (!self.observer_stopped).then_some(ApproxKind::Budget);
         for i in &ids {
             let st = self.states.remove(*i).flatten().expect("live");
-            self.halt(*st, Termination::Early { reason: reason.to_string() });
+            self.halt(*st, Termination::Early { reason: reason.to_string(), cut });
         }
         self.update_searcher(None, &[], &ids);
     }
@@ -314,6 +329,23 @@ impl<'m> Executor<'m> {
     fn update_searcher(&mut self, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
         let view = SearchView { states: &self.states, ptree: &self.ptree };
         self.searcher.update(&view, current, added, removed);
+    }
+
+    /// Records on `st` that the engine narrowed its behaviour here.
+    pub(super) fn approximate(&self, st: &mut ExecutionState, kind: ApproxKind, what: String) {
+        let location = self.program_location(st);
+        st.approximate(Approximation { kind, what, location });
+    }
+
+    /// The position of the program's innermost frame: inside a libc-model
+    /// function, its caller's call (the model's own lines mean nothing to
+    /// the user).
+    pub(super) fn program_location(&self, st: &ExecutionState) -> Option<Location> {
+        st.stack.iter().enumerate().rev().find_map(|(i, f)| {
+            let innermost = i + 1 == st.stack.len();
+            let l = self.location(f.func, if innermost { f.pc } else { f.pc.saturating_sub(1) })?;
+            (!crate::runtime::is_libc_model_file(&l.file)).then_some(l)
+        })
     }
 
     pub(super) fn warn(&mut self, msg: String) {
@@ -424,6 +456,11 @@ impl<'m> Executor<'m> {
                 self.cross_seed(&st, values);
             }
         }
+        let mut st = st;
+        if let Some(mut a) = Approximation::of_termination(&t) {
+            a.location = a.location.or_else(|| self.program_location(&st));
+            st.approximate(a);
+        }
         match &t {
             Termination::Exit { .. } => self.stats.paths_exited += 1,
             Termination::Error { .. } => self.stats.paths_errored += 1,
@@ -441,13 +478,16 @@ impl<'m> Executor<'m> {
             instructions: st.instructions,
             depth: st.depth,
             input,
+            approximations: st.approximations,
         };
         for p in split_path_by_revision(&mut self.pool, path) {
+            self.coverage.record(&p);
             if let Some(obs) = self.observer.as_mut() {
                 let mut cx =
                     HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
                 if obs.on_halt(&p, &mut cx) == Control::Stop && self.stop.is_none() {
                     self.stop = Some("stopped by the halt observer".into());
+                    self.observer_stopped = true;
                 }
             }
             if self.cfg.keep_paths {
@@ -533,7 +573,14 @@ impl<'m> Executor<'m> {
         Some(Location { file: self.m.files[l.file.index()].clone(), line: l.line, col: l.col })
     }
 
+    /// A query the path needed failed. Past the run's deadline that is the
+    /// budget's doing (the solver refuses to start), not the query's.
     pub(super) fn solver_error(&self, st: &ExecutionState, e: SolverError) -> Stop {
+        if e == SolverError::Timeout && self.solver.past_deadline() {
+            let reason =
+                format!("max-time ({}s) reached", self.cfg.max_time.unwrap_or_default().as_secs_f64());
+            return Stop::Halt(Box::new(Termination::Early { reason, cut: Some(ApproxKind::Budget) }));
+        }
         self.error(st, ErrorKind::Solver, format!("query failed: {e}"))
     }
 
@@ -948,7 +995,6 @@ impl<'m> Executor<'m> {
             Value::Int(x) => Ok(*x),
             Value::Sym(e) => {
                 let w = self.pool.width(*e);
-                self.warn("a symbolic floating-point value was concretised".into());
                 self.concretize(st, v, w, "floating-point value")
             }
             Value::Agg(_) | Value::Wide(_) => Ok(0),
@@ -979,8 +1025,14 @@ impl<'m> Executor<'m> {
             .map_err(|err| self.solver_error(st, err))?;
         let k = self.pool.constant(width.max(self.pool.width(e)), c);
         let eq = self.pool.eq(e, k);
+        // A value the path already fixes loses nothing.
+        let other = self.pool.bool_not(eq);
+        if self.may(st, other)? {
+            let what = format!("concretised a symbolic {what}");
+            self.warn(what.clone());
+            self.approximate(st, ApproxKind::Concretised, what);
+        }
         st.constraints.push(eq);
-        self.warn(format!("concretised a symbolic {what}"));
         Ok(c)
     }
 
@@ -1132,11 +1184,26 @@ impl<'m> Executor<'m> {
 
     /// Whether this path may fork once more; if not, the state ends early
     /// (`max_depth`) or follows one side (`max_forks`: `Ok(false)`).
-    fn may_fork(&mut self, st: &ExecutionState) -> Res<bool> {
-        if self.cfg.max_depth.is_some_and(|d| st.depth >= d) {
-            return Err(Stop::Halt(Box::new(Termination::Early { reason: "max-depth exceeded".into() })));
+    fn may_fork(&mut self, st: &mut ExecutionState) -> Res<bool> {
+        if let Some(d) = self.cfg.max_depth
+            && st.depth >= d
+        {
+            return Err(Stop::Halt(Box::new(Termination::Early {
+                reason: format!("max-depth ({d}) exceeded"),
+                cut: Some(ApproxKind::Limit),
+            })));
         }
-        Ok(self.cfg.max_forks.is_none_or(|n| self.stats.forks < n))
+        if let Some(n) = self.cfg.max_forks
+            && self.stats.forks >= n
+        {
+            self.approximate(
+                st,
+                ApproxKind::Limit,
+                format!("max-forks ({n}) reached: one side of a branch dropped"),
+            );
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// Makes `cond` hold on this path where it may, and says whether it

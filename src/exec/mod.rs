@@ -10,6 +10,7 @@
 //! one must be decided, the state splits by the value each revision gives
 //! it (see `Executor::split_revisions`), so shared code runs once for all.
 
+pub mod coverage;
 mod executor;
 pub mod memory;
 pub mod printf;
@@ -23,8 +24,9 @@ pub mod value;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+pub use coverage::{ApproxKind, Approximation, Coverage};
 pub use executor::Executor;
 pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
@@ -59,6 +61,8 @@ pub struct ExecConfig {
     /// Seed of the randomised searchers.
     pub seed: u64,
     pub max_time: Option<Duration>,
+    /// Where `max_time` counts from (default: the start of `Executor::run`).
+    pub budget_start: Option<Instant>,
     /// Total instructions over all paths.
     pub max_instructions: Option<u64>,
     /// Symbolic branches along one path; a path that would fork deeper ends
@@ -105,6 +109,7 @@ impl Default for ExecConfig {
             search: SearchKind::Default,
             seed: 1,
             max_time: None,
+            budget_start: None,
             max_instructions: None,
             max_depth: None,
             max_forks: None,
@@ -211,6 +216,8 @@ pub struct RunSummary {
     pub warnings: Vec<String>,
     /// Why the run stopped before exploring every path, if it did.
     pub stopped_early: Option<String>,
+    /// Exact and approximated paths per revision.
+    pub coverage: Coverage,
 }
 
 #[derive(Debug, thiserror::Error)]

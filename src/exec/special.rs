@@ -226,12 +226,10 @@ impl Executor<'_> {
                 let msg = self.string_arg(st, &arg(0), "model error message")?;
                 let mut t = self.error_termination(st, ErrorKind::User("model".into()), msg);
                 // Point at the program's call, not into the model.
-                if let Termination::Error { location, stack, .. } = &mut t
-                    && let Some(caller) = stack.iter().find(|f| {
-                        f.location.as_ref().is_some_and(|l| !crate::runtime::is_libc_model_file(&l.file))
-                    })
+                if let Termination::Error { location, .. } = &mut t
+                    && let Some(caller) = self.program_location(st)
                 {
-                    *location = caller.location.clone();
+                    *location = Some(caller);
                 }
                 return Err(Stop::Halt(Box::new(t)));
             }

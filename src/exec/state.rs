@@ -6,6 +6,7 @@ use crate::expr::{ArrayId, Assignment, ExprId};
 use crate::ir::{FuncId, Reg};
 use crate::ktest::Object;
 
+use super::coverage::{ApproxKind, Approximation};
 use super::memory::{AddressSpace, ObjId};
 use super::revset::RevSet;
 use super::value::Value;
@@ -134,7 +135,7 @@ impl fmt::Display for ErrorKind {
 }
 
 /// A source position, from debug info.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Location {
     pub file: String,
     pub line: u32,
@@ -177,7 +178,9 @@ pub enum Termination {
     /// `klee_silent_exit`, or a provably false `klee_assume`: no test.
     Silent,
     /// Stopped by a limit (`max_instructions`, `max_depth`, time, memory).
-    Early { reason: String },
+    /// `cut` is the approximation that makes (a limit, the budget); `None`
+    /// when the observer stopped the run because it knew enough.
+    Early { reason: String, cut: Option<ApproxKind> },
 }
 
 impl Termination {
@@ -210,6 +213,10 @@ pub struct HaltedPath {
     /// With `ExecConfig::cross_seed`, an input that takes this path: the seed
     /// it followed, or a model of its path condition.
     pub input: Option<Assignment>,
+    /// Where the engine narrowed or dropped behaviour on this path, including
+    /// what its termination stands for (an unmodelled call, a cut); empty
+    /// when the path is exact.
+    pub approximations: Vec<Approximation>,
 }
 
 #[derive(Clone, Debug)]
@@ -235,6 +242,8 @@ pub struct ExecutionState {
     pub(super) seeds_checked: usize,
     /// The state's leaf in the process tree.
     pub(super) ptree_node: usize,
+    /// Where the engine narrowed behaviour on this path so far, each once.
+    pub approximations: Vec<Approximation>,
 }
 
 impl ExecutionState {
@@ -254,6 +263,7 @@ impl ExecutionState {
             seeds: Vec::new(),
             seeds_checked: 0,
             ptree_node: 0,
+            approximations: Vec::new(),
         }
     }
 
@@ -263,6 +273,13 @@ impl ExecutionState {
 
     pub fn frame_mut(&mut self) -> &mut Frame {
         self.stack.last_mut().expect("a running state has a frame")
+    }
+
+    /// Records an approximation on this path, once per kind, message and place.
+    pub fn approximate(&mut self, a: Approximation) {
+        if !self.approximations.contains(&a) {
+            self.approximations.push(a);
+        }
     }
 
     /// Appends output, merging consecutive text on the same stream.

@@ -9,7 +9,7 @@ use similar::{ChangeTag, TextDiff};
 use super::diagnostics::describe;
 use super::svg::tree_svg;
 use super::text::cluster_name;
-use super::{Report, Test, revision_set};
+use super::{ClusterVerdict, Report, Test, Verdict, revision_set};
 use crate::unify::MetaProgram;
 
 const STYLE: &str = r#"
@@ -49,21 +49,40 @@ pub fn report_html(r: &Report, map: &MetaProgram, files: &[String]) -> String {
                     (r.tests.len()) " differential tests (psychic " (r.psychic_version) ")"
                 }
                 @if r.stats.partial {
-                    p.partial { "Partial: the run stopped early"
-                        @if let Some(why) = &r.stats.partial_reason { " (" (why) ")" }
-                        ". The clusters may merge revisions that differ." }
+                    div.partial #partial {
+                        p { b { "Partial." } " The exploration approximated or was cut: clusters not proved equivalent may merge revisions that differ. Why:" }
+                        ul { @for why in &r.stats.partial_reasons { li { (why) } } }
+                    }
                 }
                 h2 { "Decision tree" }
                 div.tree { (tree_svg(r)) }
                 h2 { "Clusters" }
                 table #clusters {
-                    thead { tr { th { "cluster" } th { "revisions" } th { "files" } } }
+                    thead { tr { th { "cluster" } th { "revisions" } th { "files" } th { "verdict" } } }
                     tbody {
                         @for (i, c) in r.clusters.iter().enumerate() {
                             tr.cluster id={ "cluster-" (cluster_name(i)) } {
                                 td { b { (cluster_name(i)) } }
                                 td.mono { (revision_set(c)) }
                                 td { @for &k in c { code { (r.revisions[k].name) } " " } }
+                                td { (verdict(r.cluster_verdicts.get(i))) }
+                            }
+                        }
+                    }
+                }
+                @if r.coverage.revisions.iter().any(|c| c.approximated > 0) {
+                    h2 { "Coverage" }
+                    table #coverage {
+                        thead { tr { th { "revision" } th { "paths exact" } th { "approximated" } th { "kinds (first occurrence)" } } }
+                        tbody {
+                            @for c in &r.coverage.revisions {
+                                tr {
+                                    td { (c.revision) } td { (c.exact) } td { (c.approximated) }
+                                    td { @for (k, n) in &c.kinds {
+                                        div { b { (k) } " " (n.paths) ": " (n.first)
+                                            @if let Some(l) = &n.location { " at " code { (l) } } }
+                                    } }
+                                }
                             }
                         }
                     }
@@ -104,6 +123,16 @@ pub fn report_html(r: &Report, map: &MetaProgram, files: &[String]) -> String {
         }
     };
     page.into_string()
+}
+
+fn verdict(v: Option<&ClusterVerdict>) -> Markup {
+    match v {
+        Some(v) if v.verdict == Verdict::ProvedEquivalent => html! { "proved equivalent" },
+        Some(v) if v.verdict == Verdict::NotSeparated => html! {
+            "not separated: " @for (i, why) in v.reasons.iter().enumerate() { @if i > 0 { "; " } (why) }
+        },
+        _ => html! {},
+    }
 }
 
 fn test(r: &Report, t: &Test) -> Markup {

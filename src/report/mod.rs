@@ -19,6 +19,8 @@ pub use dot::tree_dot;
 pub use html::report_html;
 pub use text::{cluster_name, summary};
 
+pub use crate::cluster::{ClusterVerdict, Verdict};
+pub use crate::exec::Coverage;
 use crate::unify::MetaProgram;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -28,12 +30,20 @@ pub struct Report {
     pub revisions: Vec<Revision>,
     /// Revisions no confirmed test tells apart; every revision in exactly one.
     pub clusters: Vec<Vec<usize>>,
+    /// One per cluster: proved equivalent, not separated (with the reasons it
+    /// is no proof), or alone.
+    #[serde(default)]
+    pub cluster_verdicts: Vec<ClusterVerdict>,
     pub tests: Vec<Test>,
     /// `None` when there is one cluster: nothing to decide.
     pub decision_tree: Option<TreeNode>,
     /// A smallest set of test ids that separates every pair of clusters.
     pub separating_tests: Vec<usize>,
     pub stats: Stats,
+    /// Per revision: paths explored exactly, and paths approximated or cut,
+    /// by kind, with the first occurrence of each.
+    #[serde(default)]
+    pub coverage: Coverage,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -147,11 +157,19 @@ pub struct TreeBranch {
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Stats {
-    /// The run stopped early (time budget or interrupt); the results are sound
-    /// but may miss differences.
+    /// Something was cut or approximated (the budget, a limit, a model gap,
+    /// ...) while some revisions are not told apart: the tests are sound,
+    /// but differences may have been missed. `cluster_verdicts` say which
+    /// clusters are proved equivalent all the same.
     pub partial: bool,
+    /// `partial_reasons` joined by "; ".
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub partial_reason: Option<String>,
+    /// Every reason the answer is partial: the budget, and each kind of
+    /// approximation or unsettled comparison behind a cluster that is not
+    /// proved equivalent.
+    #[serde(default)]
+    pub partial_reasons: Vec<String>,
     /// Wall-clock seconds per stage.
     pub seconds: StageTimes,
     pub instructions: u64,

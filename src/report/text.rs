@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Report, TreeNode, revision_set};
+use super::{Report, TreeNode, Verdict, revision_set};
 
 pub fn summary(r: &Report) -> String {
     let mut s = String::new();
@@ -15,10 +15,10 @@ pub fn summary(r: &Report) -> String {
         plural(r.clusters.len(), "cluster", "clusters"),
         r.tests.len(),
         plural(r.tests.len(), "differential test", "differential tests"),
-        if st.partial { " (partial: the run stopped early)" } else { "" }
+        if st.partial { " (partial: something was approximated or cut)" } else { "" }
     );
-    if let Some(reason) = &st.partial_reason {
-        let _ = writeln!(s, "  stopped early: {reason}");
+    for reason in &st.partial_reasons {
+        let _ = writeln!(s, "  partial: {reason}");
     }
     let _ = writeln!(s, "\nrevisions:");
     for rev in &r.revisions {
@@ -26,7 +26,12 @@ pub fn summary(r: &Report) -> String {
     }
     let _ = writeln!(s, "\nclusters (revisions that behave alike on every test found):");
     for (i, c) in r.clusters.iter().enumerate() {
-        let _ = writeln!(s, "  {}  {}", cluster_name(i), revision_set(c));
+        let verdict = match r.cluster_verdicts.get(i).map(|v| v.verdict) {
+            Some(Verdict::ProvedEquivalent) => "  proved equivalent",
+            Some(Verdict::NotSeparated) => "  not separated (no proof: see partial)",
+            _ => "",
+        };
+        let _ = writeln!(s, "  {}  {}{verdict}", cluster_name(i), revision_set(c));
     }
     if !r.tests.is_empty() {
         let _ = writeln!(s, "\ntests:");
@@ -80,6 +85,7 @@ pub fn summary(r: &Report) -> String {
         st.confirmed_tests,
         st.disagreements
     );
+    coverage(r, &mut s);
     let t = &st.seconds;
     let _ = writeln!(
         s,
@@ -87,6 +93,25 @@ pub fn summary(r: &Report) -> String {
         t.total, t.unify, t.compile, t.explore, st.solver_seconds, t.confirm, t.cluster
     );
     s
+}
+
+/// Per revision, paths explored exactly and approximated, when anything was.
+fn coverage(r: &Report, s: &mut String) {
+    if r.coverage.revisions.iter().all(|c| c.approximated == 0) {
+        return;
+    }
+    let _ = writeln!(s, "coverage (paths explored exactly / approximated, by kind):");
+    for c in &r.coverage.revisions {
+        let kinds: Vec<String> = c.kinds.iter().map(|(k, n)| format!("{k} {}", n.paths)).collect();
+        let _ = writeln!(
+            s,
+            "  {:>3}  {} exact, {} approximated{}",
+            c.revision,
+            c.exact,
+            c.approximated,
+            if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) }
+        );
+    }
 }
 
 /// Cluster names A, B, ..., Z, AA, AB, ...

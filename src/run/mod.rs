@@ -215,7 +215,7 @@ impl TestWriter {
                 }
                 ("error", String::new(), kind.to_string(), loc)
             }
-            Termination::Early { reason } => {
+            Termination::Early { reason, .. } => {
                 std::fs::write(self.path(&format!("{stem}.early")), format!("{reason}\n"))?;
                 ("early", String::new(), reason.clone(), String::new())
             }
@@ -430,8 +430,18 @@ fn summary(
         q.z3_calls(),
         q.total_time.as_secs_f64()
     ));
+    out.extend(coverage_lines(&s.coverage));
     let peak = memory().map_or("unknown".to_string(), |m| format!("{} MiB", m.peak));
     out.push(format!("done: wall time = {:.3} s, peak memory = {peak}", wall.as_secs_f64()));
+    out
+}
+
+/// What the exploration approximated: "exact" only when no path was.
+fn coverage_lines(c: &crate::exec::Coverage) -> Vec<String> {
+    let (exact, approximated) =
+        c.revisions.iter().fold((0, 0), |(e, a), r| (e + r.exact, a + r.approximated));
+    let mut out = vec![format!("done: paths explored exactly = {exact}, approximated = {approximated}")];
+    out.extend(c.reasons(None).into_iter().map(|r| format!("done: approximated: {r}")));
     out
 }
 

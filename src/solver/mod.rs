@@ -96,6 +96,8 @@ pub struct SolverStats {
     pub z3_unsat: u64,
     pub z3_timeouts: u64,
     pub z3_unknown: u64,
+    /// Queries refused because the deadline had passed (no Z3 call).
+    pub past_deadline: u64,
     pub z3_time_sat: Duration,
     pub z3_time_unsat: Duration,
     pub z3_time_failed: Duration,
@@ -173,6 +175,8 @@ pub struct Solver {
     cex_cache: CexCache,
     z3: backend::Z3Backend,
     stats: SolverStats,
+    /// No Z3 call runs past this instant: the run's budget.
+    deadline: Option<Instant>,
 }
 
 impl Solver {
@@ -185,7 +189,18 @@ impl Solver {
             cex_cache: CexCache::default(),
             z3: backend::Z3Backend::default(),
             stats: SolverStats::default(),
+            deadline: None,
         }
+    }
+
+    /// From now on a Z3 call gets at most the time left until `deadline`,
+    /// and none starts after it (a `Timeout`, counted in `past_deadline`).
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     pub fn config(&self) -> &SolverConfig {
@@ -412,7 +427,17 @@ impl Solver {
                 return Ok(answer);
             }
         }
-        let checked = self.z3.check(pool, &lits, &vars, self.config.timeout);
+        let timeout = match self.deadline {
+            None => self.config.timeout,
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => left.min(self.config.timeout),
+                _ => {
+                    self.stats.past_deadline += 1;
+                    return Err(SolverError::Timeout);
+                }
+            },
+        };
+        let checked = self.z3.check(pool, &lits, &vars, timeout);
         let answer = match checked.model {
             Ok(Some(model)) => {
                 self.stats.z3_sat += 1;

@@ -1,0 +1,146 @@
+//! The "must not lie" corpus (`fixtures/honesty/`): patch sets where the
+//! engine approximates (input-sized arrays, float scanf, an unmodelled
+//! external call, an unsupported instruction, a path deeper than
+//! `--max-depth`) or where real C trips the front end (renamed mains that
+//! fall off their end, statement-like macros, Latin-1 bytes, uninitialised
+//! reads). For each, the truth comes from native runs of every revision's own
+//! build on a domain of inputs (`case.json`), and `psychic diff-patches` must
+//! either find it or say that its answer is partial, and why; it may never
+//! split revisions that behave alike, and every test it reports replays.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::Verdict;
+use common::corpus::{self, Input};
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    /// What the case reproduces (documentation only).
+    #[allow(dead_code)]
+    why: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    stdin: Vec<String>,
+    ints: Option<Ints>,
+    /// A kind every partial report of this case must name among its reasons
+    /// (`coverage` kinds: concretised, model, external, unsupported, ...).
+    #[serde(default)]
+    expect_reason: Option<String>,
+}
+
+/// Every `count`-tuple of integers in `lo..=hi`, joined by `sep`, ended by `end`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ints {
+    lo: i64,
+    hi: i64,
+    count: usize,
+    sep: String,
+    end: String,
+}
+
+impl Case {
+    fn read(dir: &Path) -> Case {
+        let path = dir.join("case.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn domain(&self) -> Vec<Input> {
+        let mut inputs: Vec<Input> = self.stdin.iter().map(|s| Input::stdin(s.as_bytes())).collect();
+        if let Some(ints) = &self.ints {
+            let mut tuple = vec![ints.lo; ints.count];
+            loop {
+                let words: Vec<String> = tuple.iter().map(i64::to_string).collect();
+                inputs.push(Input::stdin(format!("{}{}", words.join(&ints.sep), ints.end)));
+                let Some(i) = tuple.iter().rposition(|&v| v < ints.hi) else { break };
+                tuple[i] += 1;
+                tuple[i + 1..].fill(ints.lo);
+            }
+        }
+        assert!(!inputs.is_empty(), "a case needs a domain: `stdin` or `ints`");
+        inputs
+    }
+}
+
+fn case_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/honesty").join(name)
+}
+
+/// Runs one case; panics with what psychic got wrong.
+fn check(name: &str) {
+    let dir = case_dir(name);
+    let case = Case::read(&dir);
+    let work = tempfile::tempdir().unwrap();
+    let revisions = corpus::revisions(&dir);
+    let bins = corpus::build_all(&revisions, work.path());
+    let truth = common::partition(&corpus::behaviours(&bins, &case.domain()));
+
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let flags: Vec<&str> = case.args.iter().map(String::as_str).collect();
+    let r = corpus::diff_patches(&psychic, &revisions, &flags, work.path()).unwrap();
+    let cmp = Verdict::new(&truth, &r.clusters);
+    assert!(
+        cmp.split.is_empty(),
+        "{name}: revisions that behave alike were split: {:?}, truth {truth:?}",
+        r.clusters
+    );
+    if r.stats.partial {
+        assert!(!r.stats.partial_reasons.is_empty(), "{name}: a partial report must say why");
+        if let Some(kind) = &case.expect_reason
+            && r.clusters != truth
+        {
+            assert!(
+                r.coverage.kinds().any(|k| k.name() == kind),
+                "{name}: the report misses the {kind} approximation that hides a difference: {:?}",
+                r.stats.partial_reasons
+            );
+        }
+    } else {
+        assert_eq!(r.clusters, truth, "{name}: a complete report with the wrong clusters: {cmp:?}");
+    }
+    for (cluster, verdict) in r.clusters.iter().zip(&r.cluster_verdicts) {
+        if verdict.proved_equivalent() {
+            assert!(
+                truth.contains(cluster),
+                "{name}: {cluster:?} proved equivalent, but the truth is {truth:?}"
+            );
+        }
+    }
+    let bad = corpus::replay_mismatches(&r, &work.path().join("out"), &bins, &[]);
+    assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
+}
+
+macro_rules! cases {
+    ($($test:ident => $dir:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check($dir);
+            }
+        )*
+
+        /// Every case directory has its test.
+        #[test]
+        fn every_case_is_run() {
+            let listed = [$($dir),*];
+            for e in std::fs::read_dir(case_dir("")).unwrap() {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                assert!(listed.contains(&name.as_str()), "fixtures/honesty/{name} has no test in tests/honesty.rs");
+            }
+        }
+    };
+}
+
+cases! {
+    variable_length_array => "vla",
+    heap_array_sized_by_input => "malloc",
+    float_scanf => "float-scanf",
+    unmodelled_external_call => "external",
+    inline_assembly => "inline-asm",
+    loop_deeper_than_max_depth => "max-depth",
+}
