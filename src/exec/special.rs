@@ -16,6 +16,7 @@ use crate::expr::ArrayId;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
+use super::coverage::ApproxKind;
 use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
 use super::memory::{ObjKind, byte_expr};
 use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
@@ -376,7 +377,10 @@ impl Executor<'_> {
 
     fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64) -> u64 {
         if n > MAX_ALLOC {
-            self.warn(format!("malloc of {n} bytes fails (larger than the engine's limit)"));
+            let what = format!("malloc of {n} bytes fails (larger than the engine's limit)");
+            self.warn(what.clone());
+            // Natively such a malloc may well succeed.
+            self.approximate(st, ApproxKind::Limit, what);
             return 0;
         }
         let id = st.memory.allocate(n, 16, ObjKind::Heap);
