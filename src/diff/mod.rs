@@ -16,9 +16,7 @@ pub mod outputs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::exec::{
-    ApproxKind, Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination,
-};
+use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
 use crate::expr::ExprId;
 use crate::ktest::KTest;
 use crate::posix;
@@ -337,7 +335,7 @@ impl HaltObserver for Differentiator<'_> {
         // an unsupported instruction) ends where the native program does not:
         // its termination is no behaviour to compare. Its revisions' clusters
         // say so through the coverage.
-        let engine_end = path.termination.error_kind().and_then(ApproxKind::of_error).is_some();
+        let engine_end = path.approximations.iter().any(|a| a.kind.ends_path());
         if engine_end || matches!(path.termination, Termination::Silent | Termination::Early { .. }) {
             return Control::Continue;
         }

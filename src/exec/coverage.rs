@@ -54,6 +54,19 @@ impl ApproxKind {
         }
     }
 
+    /// The engine could not follow the path on: where it ended, the native
+    /// program goes on.
+    pub fn ends_path(self) -> bool {
+        matches!(
+            self,
+            ApproxKind::Model
+                | ApproxKind::External
+                | ApproxKind::Unsupported
+                | ApproxKind::Solver
+                | ApproxKind::Internal
+        )
+    }
+
     /// The approximation an engine-side error stands for: the program did
     /// not fail there, the engine could not follow it. Errors the program
     /// itself makes (a bad pointer, an assertion) are behaviour.
