@@ -10,9 +10,13 @@
 //! one must be decided, the state splits by the value each revision gives
 //! it (see `Executor::split_revisions`), so shared code runs once for all.
 
+mod access;
+mod calls;
 pub mod coverage;
 mod executor;
+mod instructions;
 pub mod memory;
+mod meta;
 pub mod printf;
 pub mod revset;
 pub mod searcher;
