@@ -67,6 +67,11 @@ pub struct Request<'a> {
     pub timeout: Duration,
     /// Where `psychic_output` annotations go, if they are wanted.
     pub annotations: Option<PathBuf>,
+    /// Run with other garbage: heap memory filled with another byte (ASan's
+    /// `malloc_fill_byte`, glibc's `MALLOC_PERTURB_`) and the stack shifted
+    /// by a larger environment. An outcome that changes reads memory it
+    /// never wrote.
+    pub perturb: bool,
 }
 
 impl<'a> Request<'a> {
@@ -78,6 +83,7 @@ impl<'a> Request<'a> {
             env: ReplayEnv::default(),
             timeout: Duration::from_secs(10),
             annotations: None,
+            perturb: false,
         }
     }
 }
@@ -101,9 +107,17 @@ pub fn run(req: &Request) -> std::io::Result<Outcome> {
         .env("PSYCHIC_REVISION", req.revision.to_string())
         // Memory errors become a deterministic SIGABRT, leaks are not behaviour.
         .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0")
+        .env_remove("MALLOC_PERTURB_")
+        .env_remove("PSYCHIC_STACK_SHIFT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    if req.perturb {
+        // ASan fills fresh heap memory with 0xbe by default.
+        cmd.env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0:malloc_fill_byte=90")
+            .env("MALLOC_PERTURB_", "165")
+            .env("PSYCHIC_STACK_SHIFT", "x".repeat(1000));
+    }
     match &ktest {
         Some(k) => cmd.env("KTEST_FILE", k),
         None => cmd.env_remove("KTEST_FILE"),

@@ -143,4 +143,6 @@ cases! {
     unmodelled_external_call => "external",
     inline_assembly => "inline-asm",
     loop_deeper_than_max_depth => "max-depth",
+    renamed_mains_fall_off_their_end => "main-falls-off",
+    uninitialised_reads => "uninit",
 }

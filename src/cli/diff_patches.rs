@@ -261,6 +261,10 @@ fn explore_and_report(
             anyhow::anyhow!("--replay-timeout {}: expected a positive number of seconds", a.replay_timeout)
         })?,
         jobs: a.jobs.max(1),
+        same_as: sources
+            .iter()
+            .map(|s| sources.iter().position(|o| o.text == s.text).unwrap_or(s.index))
+            .collect(),
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     progress.stage("explore", "starting");
@@ -413,36 +417,32 @@ fn judge(
         })
     });
     let coverage = &report.coverage;
+    // Comparisons that did not settle between revisions of one cluster.
+    let gaps = |c: &[usize]| {
+        let mut by_gap = std::collections::BTreeMap::new();
+        for (i, &a) in c.iter().enumerate() {
+            for &b in &c[i + 1..] {
+                for g in diff.gaps(a as u32, b as u32) {
+                    by_gap.entry(g).or_insert_with(Vec::new).push(format!("{a}-{b}"));
+                }
+            }
+        }
+        by_gap.into_iter().map(|(g, pairs)| format!("{} (revisions {})", g.describe(), pairs.join(", ")))
+    };
     report.cluster_verdicts = cluster::verdicts(&report.clusters, |c| {
         // The same text is the same program, whatever the engine saw of it.
         if c.iter().all(|&r| sources[r].text == sources[c[0]].text) {
             return Vec::new();
         }
-        let mut why = coverage.reasons(Some(c));
-        let mut gaps = std::collections::BTreeMap::new();
-        for (i, &a) in c.iter().enumerate() {
-            for &b in &c[i + 1..] {
-                for g in diff.gaps(a as u32, b as u32) {
-                    gaps.entry(g).or_insert_with(Vec::new).push(format!("{a}-{b}"));
-                }
-            }
-        }
-        why.extend(
-            gaps.into_iter().map(|(g, pairs)| format!("{} (revisions {})", g.describe(), pairs.join(", "))),
-        );
-        why
+        coverage.reasons(Some(c)).into_iter().chain(gaps(c)).collect()
     });
     // Partial: anything was cut or approximated, unless every pair of
     // revisions is told apart, where nothing is left to miss.
     let mut reasons: Vec<String> = Vec::new();
     if !diff.done() {
         reasons.extend(stopped.map(|stop| format!("exploration stopped: {stop}")));
-        let all = coverage.reasons(None).into_iter();
-        for r in all.chain(report.cluster_verdicts.iter().flat_map(|v| v.reasons.iter().cloned())) {
-            if !reasons.contains(&r) {
-                reasons.push(r);
-            }
-        }
+        reasons.extend(coverage.reasons(None));
+        reasons.extend(report.clusters.iter().flat_map(|c| gaps(c)));
     }
     let st = &mut report.stats;
     st.partial = !reasons.is_empty();
@@ -526,6 +526,7 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
         inputs: t.ktest.objects.iter().map(report::Input::from_object).collect(),
         outcomes,
         sites: t.sites.clone(),
+        nondeterministic: t.nondeterministic.clone(),
     }
 }
 

@@ -30,11 +30,19 @@ pub struct DiffConfig {
     pub replay_timeout: Duration,
     /// Native runs at once.
     pub jobs: usize,
+    /// `same_as[r]`: the first revision with revision r's text. Revisions of
+    /// one text are one program: one replays for all (empty: all replay).
+    pub same_as: Vec<usize>,
 }
 
 impl Default for DiffConfig {
     fn default() -> Self {
-        DiffConfig { outputs: OutputSelection::default(), replay_timeout: Duration::from_secs(5), jobs: 2 }
+        DiffConfig {
+            outputs: OutputSelection::default(),
+            replay_timeout: Duration::from_secs(5),
+            jobs: 2,
+            same_as: Vec::new(),
+        }
     }
 }
 
@@ -52,6 +60,8 @@ pub struct ConfirmedTest {
     /// The meta-branch sites on the two engine paths the test came from, in
     /// visit order: where the revisions' code on the diverging path differs.
     pub sites: Vec<u32>,
+    /// Revisions whose outcome changed when replayed perturbed.
+    pub nondeterministic: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -274,6 +284,7 @@ impl<'a> Differentiator<'a> {
         let row = confirm::replay_all(
             self.binary,
             self.revisions,
+            &self.cfg.same_as,
             &[input],
             self.cfg.replay_timeout,
             self.cfg.jobs,
@@ -295,7 +306,17 @@ impl<'a> Differentiator<'a> {
         let path = self.tests_dir.join(format!("test{id:06}.ktest"));
         std::fs::rename(&candidate, &path)?;
         self.record(&classes);
-        self.tests.push(ConfirmedTest { id, ktest_path: path, ktest, observations: row, classes, sites });
+        let nondeterministic =
+            (0..row.len()).filter(|&r| row[r].nondeterministic_under(self.cfg.outputs)).collect();
+        self.tests.push(ConfirmedTest {
+            id,
+            ktest_path: path,
+            ktest,
+            observations: row,
+            classes,
+            sites,
+            nondeterministic,
+        });
         Ok(())
     }
 

@@ -94,13 +94,7 @@ impl<'m> Executor<'m> {
     /// must lie above, or below, an object), forks one state per such
     /// object, and an error state where the access may overflow an object
     /// or miss them all.
-    fn resolve_fork(
-        &mut self,
-        st: &mut ExecutionState,
-        e: ExprId,
-        size: u64,
-        write: bool,
-    ) -> Res<Place> {
+    fn resolve_fork(&mut self, st: &mut ExecutionState, e: ExprId, size: u64, write: bool) -> Res<Place> {
         let v =
             self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
                 as u64;

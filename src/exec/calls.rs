@@ -128,13 +128,7 @@ impl<'m> Executor<'m> {
     }
 
     /// A fresh stack object of the callee holding a copy of `size` bytes at `src`.
-    fn stack_copy(
-        &mut self,
-        st: &mut ExecutionState,
-        src: &Value,
-        size: u64,
-        align: u32,
-    ) -> Res<u64> {
+    fn stack_copy(&mut self, st: &mut ExecutionState, src: &Value, size: u64, align: u32) -> Res<u64> {
         let id = st.memory.allocate(size, u64::from(align), ObjKind::Stack);
         st.frame_mut().allocas.push(id);
         let from = self.resolve(st, src, size, false)?;

@@ -38,6 +38,9 @@ pub enum ApproxKind {
     Budget,
     /// A bug in the engine ended the path.
     Internal,
+    /// The path read memory it never wrote: natively garbage, which the
+    /// engine takes as 0.
+    Uninitialised,
 }
 
 impl ApproxKind {
@@ -51,6 +54,7 @@ impl ApproxKind {
             ApproxKind::Limit => "limit",
             ApproxKind::Budget => "budget",
             ApproxKind::Internal => "internal",
+            ApproxKind::Uninitialised => "uninitialised",
         }
     }
 

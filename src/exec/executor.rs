@@ -328,12 +328,7 @@ impl<'m> Executor<'m> {
         self.slot(id).as_deref_mut().expect("live state")
     }
 
-    fn update_searcher(
-        &mut self,
-        current: Option<StateId>,
-        added: &[StateId],
-        removed: &[StateId],
-    ) {
+    fn update_searcher(&mut self, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
         let view = SearchView { states: &self.states, ptree: &self.ptree };
         self.searcher.update(&view, current, added, removed);
     }

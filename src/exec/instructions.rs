@@ -6,7 +6,7 @@
 
 use crate::expr::fold::mask;
 use crate::expr::{ExprId, ExprPool};
-use crate::ir::{BinOp, CastOp, Edge, Inst, Op, Operand};
+use crate::ir::{BinOp, CastOp, Edge, Inst, Op, Operand, TypeKind};
 use crate::solver::Validity;
 
 use super::coverage::ApproxKind;
@@ -14,7 +14,7 @@ use super::memory::ObjKind;
 use super::state::{ErrorKind, ExecutionState, Termination};
 use super::value::{self, DivError, Value};
 
-use super::executor::{Executor, MAX_ALLOC, Res, Stop, low_bits};
+use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop, low_bits};
 
 impl<'m> Executor<'m> {
     pub(super) fn exec(&mut self, st: &mut ExecutionState, inst: &Inst) -> Res<()> {
@@ -110,6 +110,7 @@ impl<'m> Executor<'m> {
                     ));
                 }
                 let id = st.memory.allocate(size, u64::from(*align), ObjKind::Stack);
+                st.memory.object_mut(id).mark_uninitialised(0);
                 st.frame_mut().allocas.push(id);
                 Value::Int(u128::from(st.memory.object(id).base))
             }
@@ -117,6 +118,16 @@ impl<'m> Executor<'m> {
                 let p = self.val(st, *ptr);
                 let size = self.m.ty(*ty).store_size;
                 let place = self.resolve(st, &p, size, false)?;
+                if let Place::C { obj, off } = place
+                    && matches!(
+                        self.m.ty(*ty).kind,
+                        TypeKind::Int(_) | TypeKind::Ptr | TypeKind::Float | TypeKind::Double
+                    )
+                    && st.memory.object(obj).reads_uninitialised(off, size)
+                {
+                    let what = "read of uninitialised memory (natively garbage, here 0)".to_string();
+                    self.approximate(st, ApproxKind::Uninitialised, what);
+                }
                 let v = self.load(st, place, *ty);
                 self.check_unhandled(st)?;
                 v

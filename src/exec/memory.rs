@@ -50,11 +50,41 @@ pub struct ObjectState {
     /// The contents as an array term, once a write at a symbolic offset
     /// happened; then `bytes` and `sym` are stale.
     array: Option<ExprId>,
+    /// One bit per byte never written since a stack or heap allocation
+    /// (`mark_uninitialised`): natively such a byte is garbage, here 0.
+    uninit: Option<Box<[u64]>>,
 }
 
 impl ObjectState {
     fn new(base: u64, size: u64, kind: ObjKind, bytes: Vec<u8>) -> ObjectState {
-        ObjectState { base, size, kind, readonly: false, bytes, sym: None, array: None }
+        ObjectState { base, size, kind, readonly: false, bytes, sym: None, array: None, uninit: None }
+    }
+
+    /// Bytes `from..size` hold garbage natively until written. Objects over
+    /// a MiB are not tracked (their reads are taken as initialised).
+    pub fn mark_uninitialised(&mut self, from: u64) {
+        if self.size > 1 << 20 || from >= self.size {
+            return;
+        }
+        let words = self.size.div_ceil(64) as usize;
+        let bits = self.uninit.get_or_insert_with(|| vec![0; words].into_boxed_slice());
+        for i in from..self.size {
+            bits[(i / 64) as usize] |= 1 << (i % 64);
+        }
+    }
+
+    /// Whether any of bytes `off..off+n` was never written.
+    pub fn reads_uninitialised(&self, off: u64, n: u64) -> bool {
+        let Some(bits) = &self.uninit else { return false };
+        (off..off.saturating_add(n).min(self.size)).any(|i| bits[(i / 64) as usize] >> (i % 64) & 1 == 1)
+    }
+
+    fn written(&mut self, off: u64, n: u64) {
+        if let Some(bits) = &mut self.uninit {
+            for i in off..off.saturating_add(n).min(self.size) {
+                bits[(i / 64) as usize] &= !(1 << (i % 64));
+            }
+        }
     }
 
     pub fn contains(&self, addr: u64, len: u64) -> bool {
@@ -94,6 +124,7 @@ impl ObjectState {
 
     #[inline]
     pub fn write_concrete(&mut self, pool: &mut ExprPool, off: u64, n: u64, v: u128) {
+        self.written(off, n);
         if self.array.is_some() {
             let bytes: Vec<Byte> = v.to_le_bytes()[..n as usize].iter().map(|&b| Byte::C(b)).collect();
             return self.write_array_bytes(pool, off, &bytes);
@@ -118,6 +149,7 @@ impl ObjectState {
     }
 
     pub fn write_byte(&mut self, pool: &mut ExprPool, off: u64, b: Byte) {
+        self.written(off, 1);
         if self.array.is_some() {
             return self.write_array_bytes(pool, off, &[b]);
         }
@@ -183,6 +215,9 @@ impl ObjectState {
         }
         self.array = Some(arr);
         self.sym = None;
+        // Which bytes the write reached is symbolic: none counts as garbage
+        // any more (a missed report, never a false one).
+        self.uninit = None;
     }
 
     /// Makes bytes `off..off+n` reads of an input array.

@@ -281,12 +281,12 @@ impl Executor<'_> {
             }
             Handler::Malloc => {
                 let n = self.concretize(st, &arg(0), 64, "malloc size")? as u64;
-                int(u128::from(self.heap_alloc(st, n)))
+                int(u128::from(self.heap_alloc(st, n, false)))
             }
             Handler::Calloc => {
                 let n = self.concretize(st, &arg(0), 64, "calloc count")? as u64;
                 let s = self.concretize(st, &arg(1), 64, "calloc size")? as u64;
-                int(n.checked_mul(s).map_or(0, |t| u128::from(self.heap_alloc(st, t))))
+                int(n.checked_mul(s).map_or(0, |t| u128::from(self.heap_alloc(st, t, true))))
             }
             Handler::Realloc => {
                 let p = self.concretize(st, &arg(0), 64, "realloc pointer")? as u64;
@@ -375,7 +375,8 @@ impl Executor<'_> {
         }
     }
 
-    fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64) -> u64 {
+    /// A heap object of `n` bytes: zeroed (calloc), or garbage natively.
+    fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64, zeroed: bool) -> u64 {
         if n > MAX_ALLOC {
             let what = format!("malloc of {n} bytes fails (larger than the engine's limit)");
             self.warn(what.clone());
@@ -384,12 +385,15 @@ impl Executor<'_> {
             return 0;
         }
         let id = st.memory.allocate(n, 16, ObjKind::Heap);
+        if !zeroed {
+            st.memory.object_mut(id).mark_uninitialised(0);
+        }
         st.memory.object(id).base
     }
 
     fn realloc(&mut self, st: &mut ExecutionState, p: u64, n: u64) -> Res<u64> {
         if p == 0 {
-            return Ok(self.heap_alloc(st, n));
+            return Ok(self.heap_alloc(st, n, false));
         }
         let (old_id, old) = match st.memory.at_base(p) {
             Some(id) if st.memory.object(id).kind == ObjKind::Heap => (id, st.memory.object(id).size),
@@ -399,7 +403,7 @@ impl Executor<'_> {
             st.memory.remove(old_id);
             return Ok(0);
         }
-        let q = self.heap_alloc(st, n);
+        let q = self.heap_alloc(st, n, false);
         if q == 0 {
             return Ok(0);
         }

@@ -140,6 +140,10 @@ fn test(r: &Report, t: &Test) -> Markup {
     html! {
         section.test id={ "test-" (t.id) } {
             h3 { "Test #" (t.id) " " small.mono { (t.ktest) } }
+            @if !t.nondeterministic.is_empty() {
+                p.partial { "Nondeterministic: revisions " (revision_set(&t.nondeterministic))
+                    " changed their outcome when replayed with other memory garbage: they read memory they never wrote." }
+            }
             table.inputs {
                 thead { tr { th { "input" } th { "value" } th { "bytes" } } }
                 tbody {

@@ -69,6 +69,11 @@ pub struct Test {
     /// engine paths the test came from.
     #[serde(default)]
     pub sites: Vec<u32>,
+    /// Revisions whose outcome on this test changed when replayed again
+    /// with other heap and stack garbage: they read memory they never
+    /// wrote. Such an outcome never separates a revision by itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nondeterministic: Vec<usize>,
 }
 
 /// One decoded ktest object.

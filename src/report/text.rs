@@ -51,6 +51,14 @@ pub fn summary(r: &Report) -> String {
                 let _ = writeln!(s, "      {:<14} output {a}", "");
             }
         }
+        if !t.nondeterministic.is_empty() {
+            let _ = writeln!(
+                s,
+                "      nondeterministic: {} (the outcome changed when replayed with other memory garbage: \
+                 it reads memory it never wrote)",
+                revision_set(&t.nondeterministic)
+            );
+        }
     }
     if let Some(tree) = &r.decision_tree {
         let height = height(tree);

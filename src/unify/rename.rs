@@ -185,6 +185,19 @@ impl Walker<'_> {
         }
     }
 
+    /// A renamed `main` is an ordinary function, and an ordinary function
+    /// that falls off its end returns garbage where `main` returns 0 (C11
+    /// 5.1.2.2.3): its body gets the `return 0;` C implies, on the line of
+    /// its closing brace, so no line moves. Not for `void main`.
+    fn implicit_return(&mut self, def: Node, body: Node) {
+        let returns_void =
+            def.child_by_field_name("type").is_some_and(|t| &self.text[t.byte_range()] == "void");
+        let close = body.child(body.child_count().saturating_sub(1)).filter(|c| c.kind() == "}");
+        if let (false, Some(close)) = (returns_void, close) {
+            self.edits.push((close.start_byte()..close.start_byte(), "return 0; ".to_string()));
+        }
+    }
+
     fn walk_children(&mut self, node: Node) {
         let mut cursor = node.walk();
         let kids: Vec<Node> = node.children(&mut cursor).collect();
@@ -263,6 +276,9 @@ impl Walker<'_> {
                 self.params_open = false;
                 if let Some(b) = node.child_by_field_name("body") {
                     self.walk(b);
+                    if self.function.as_deref() == Some("main") {
+                        self.implicit_return(node, b);
+                    }
                 }
                 self.scopes.pop();
                 self.function = outer;
