@@ -73,7 +73,7 @@ fn finding(
 ) -> Finding {
     let g = o.revisions[0];
     let b = base.revisions[0];
-    let inputs: Vec<String> = t.inputs.iter().map(|i| i.display()).collect();
+    let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
     let message = format!(
         "{} {} from {} on input {}: {}",
         revisions_list(&o.revisions),

@@ -27,7 +27,7 @@ fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String
     *next += 1;
     let test = r.test(tree.test);
     let inputs: Vec<String> =
-        test.map(|t| t.inputs.iter().map(|i| i.display()).collect()).unwrap_or_default();
+        test.map(|t| t.shown_inputs().into_iter().map(|(_, s)| s).collect()).unwrap_or_default();
     let _ = writeln!(
         s,
         "  {me} [shape=box, label={}];",

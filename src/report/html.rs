@@ -147,8 +147,8 @@ fn test(r: &Report, t: &Test) -> Markup {
             table.inputs {
                 thead { tr { th { "input" } th { "value" } th { "bytes" } } }
                 tbody {
-                    @for i in &t.inputs {
-                        tr { td.mono { (i.name) } td.mono { (i.display()) } td.mono { (i.hex) } }
+                    @for (i, shown) in t.shown_inputs() {
+                        tr { td.mono { (i.name) } td.mono { (shown) } td.mono { (i.hex) } }
                     }
                 }
             }

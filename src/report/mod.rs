@@ -92,6 +92,54 @@ pub struct Input {
     pub text: Option<String>,
 }
 
+impl Test {
+    /// The inputs a person reads, each with its text: stdin, arguments and
+    /// files as the escaped bytes the program gets (`stdin="3\n"`, cut to
+    /// the size their `-stat` object gives), everything else as
+    /// [`Input::display`]; the symbolic environment's bookkeeping objects
+    /// (`stdin-stat`, `A-data-stat`, `model_version`, `n_args`) are left out.
+    pub fn shown_inputs(&self) -> Vec<(&Input, String)> {
+        let bytes = |i: &Input| -> Vec<u8> {
+            (0..i.hex.len() / 2)
+                .filter_map(|k| u8::from_str_radix(&i.hex[2 * k..2 * k + 2], 16).ok())
+                .collect()
+        };
+        // st_size of a `struct stat64` on x86-64 is the 8 bytes at offset 48.
+        let stat_size = |name: &str| {
+            let stat = self.inputs.iter().find(|i| i.name == name)?;
+            let b = bytes(stat);
+            Some(u64::from_le_bytes(b.get(48..56)?.try_into().ok()?) as usize)
+        };
+        self.inputs
+            .iter()
+            .filter(|i| !(i.name.ends_with("-stat") || i.name == "model_version" || i.name == "n_args"))
+            .map(|i| {
+                let mut b = bytes(i);
+                let text = if i.name == "stdin" || i.name.ends_with("-data") {
+                    b.truncate(stat_size(&format!("{}-stat", i.name)).unwrap_or(b.len()));
+                    // Token mode pads stdin with NULs: a count reads better.
+                    let text_end = b.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
+                    match b.len() - text_end {
+                        nuls @ 4.. => format!("{}=\"{}\" + {nuls} NUL", i.name, b[..text_end].escape_ascii()),
+                        _ => format!("{}=\"{}\"", i.name, b.escape_ascii()),
+                    }
+                } else if is_argument(&i.name) {
+                    b.truncate(b.iter().position(|&c| c == 0).unwrap_or(b.len()));
+                    format!("{}=\"{}\"", i.name, b.escape_ascii())
+                } else {
+                    i.display()
+                };
+                (i, text)
+            })
+            .collect()
+    }
+}
+
+/// `argNN`, the objects of `--sym-arg`.
+fn is_argument(name: &str) -> bool {
+    name.strip_prefix("arg").is_some_and(|n| n.len() == 2 && n.bytes().all(|c| c.is_ascii_digit()))
+}
+
 impl Input {
     pub fn from_object(o: &crate::ktest::Object) -> Input {
         let (int, uint) = o.as_ints().map_or((None, None), |(i, u)| (Some(i), Some(u)));
@@ -274,4 +322,34 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 pub fn revision_set(revs: &[usize]) -> String {
     let items: Vec<String> = revs.iter().map(usize::to_string).collect();
     format!("{{{}}}", items.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ktest::Object;
+
+    #[test]
+    fn tests_show_their_inputs_as_the_program_gets_them() {
+        let mut stat = vec![0u8; 144];
+        stat[48..56].copy_from_slice(&2u64.to_le_bytes());
+        let objects = [
+            Object { name: "n_args".into(), bytes: 1u32.to_le_bytes().to_vec() },
+            Object { name: "arg00".into(), bytes: b"-v\0\0".to_vec() },
+            Object { name: "stdin".into(), bytes: b"3\n\0\0\0\0".to_vec() },
+            Object { name: "stdin-stat".into(), bytes: stat },
+            Object { name: "model_version".into(), bytes: 1u32.to_le_bytes().to_vec() },
+            Object { name: "score".into(), bytes: 80i32.to_le_bytes().to_vec() },
+        ];
+        let t = Test {
+            id: 1,
+            ktest: String::new(),
+            inputs: objects.iter().map(Input::from_object).collect(),
+            outcomes: Vec::new(),
+            sites: Vec::new(),
+            nondeterministic: Vec::new(),
+        };
+        let shown: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
+        assert_eq!(shown, [r#"arg00="-v""#, r#"stdin="3\n""#, "score=80"]);
+    }
 }

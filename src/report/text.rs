@@ -37,7 +37,7 @@ pub fn summary(r: &Report) -> String {
         let _ = writeln!(s, "\ntests:");
     }
     for t in &r.tests {
-        let inputs: Vec<String> = t.inputs.iter().map(|i| i.display()).collect();
+        let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
         let _ = writeln!(s, "  #{} {}  ({})", t.id, inputs.join(" "), t.ktest);
         for o in &t.outcomes {
             let _ = writeln!(
