@@ -145,4 +145,5 @@ cases! {
     loop_deeper_than_max_depth => "max-depth",
     renamed_mains_fall_off_their_end => "main-falls-off",
     uninitialised_reads => "uninit",
+    latin1_bytes_in_comments_and_strings => "latin1",
 }

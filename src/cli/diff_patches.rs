@@ -227,7 +227,7 @@ fn explore_and_report(
     } else {
         meta.text.clone()
     };
-    std::fs::write(&meta_c, &text).with_context(|| format!("writing {}", meta_c.display()))?;
+    std::fs::write(&meta_c, unify::encode(&text)).with_context(|| format!("writing {}", meta_c.display()))?;
     let meta_bc = out.join("meta.bc");
     let native = out.join("meta.native");
     tc.bitcode(&meta_c, &meta_bc).context(
@@ -462,7 +462,7 @@ fn write_patched(report: &mut Report, sources: &[unify::RevisionSource], out: &P
         let rel = Path::new("revisions").join(s.index.to_string()).join(name);
         let path = out.join(&rel);
         std::fs::create_dir_all(path.parent().expect("has a parent"))
-            .and_then(|()| std::fs::write(&path, &s.text))
+            .and_then(|()| std::fs::write(&path, unify::encode(&s.text)))
             .with_context(|| format!("{}: cannot write", path.display()))?;
         r.patched = Some(rel.display().to_string());
     }
@@ -471,7 +471,7 @@ fn write_patched(report: &mut Report, sources: &[unify::RevisionSource], out: &P
 
 /// The revision's text is its file's (it was not made by applying a diff).
 fn on_disk(s: &unify::RevisionSource) -> bool {
-    s.path.is_file() && std::fs::read_to_string(&s.path).is_ok_and(|t| t == s.text)
+    s.path.is_file() && std::fs::read(&s.path).is_ok_and(|t| t == unify::encode(&s.text))
 }
 
 /// Fails early, before any work, if `path` cannot be written later: its
@@ -544,7 +544,7 @@ fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) ->
             let dir = scratch.path().join(format!("rev{}", s.index));
             std::fs::create_dir_all(&dir)?;
             let f = dir.join(s.path.file_name().unwrap_or("revision.c".as_ref()));
-            std::fs::write(&f, &s.text)?;
+            std::fs::write(&f, unify::encode(&s.text))?;
             f
         };
         tc.syntax_check(&file).with_context(|| format!("revision {} ({})", s.index, s.name))?;

@@ -69,9 +69,11 @@ pub fn unify(a: UnifyArgs) -> Result<ExitCode> {
     if let Some(path) = &a.map {
         pending.push((path, stage(path, serde_json::to_string_pretty(&meta)?.as_bytes())?));
     }
+    // Bytes that are not UTF-8 go out as they came in.
+    let text = unify::encode(&meta.text);
     match &a.output {
-        Some(path) => pending.push((path, stage(path, meta.text.as_bytes())?)),
-        None => std::io::stdout().write_all(meta.text.as_bytes())?,
+        Some(path) => pending.push((path, stage(path, &text)?)),
+        None => std::io::stdout().write_all(&text)?,
     }
     for (path, tmp) in pending {
         tmp.persist(path).with_context(|| format!("{}: cannot write", path.display()))?;

@@ -22,9 +22,6 @@ pub enum UnifyError {
     #[error("{}: {err}", path.display())]
     Io { path: PathBuf, err: std::io::Error },
 
-    #[error("{}:{line}:{col}: not UTF-8 text", path.display())]
-    NotText { path: PathBuf, line: usize, col: usize },
-
     /// tree-sitter found an ERROR or MISSING node: the file is not C we can read.
     #[error("{at}: syntax error: {message}")]
     Syntax { at: Loc, message: String },

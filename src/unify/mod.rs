@@ -70,12 +70,41 @@ pub fn load(orig: &Path, patched: &[PathBuf], diffs: &[PathBuf]) -> Result<Vec<R
 
 fn read_text(path: &Path) -> Result<String, UnifyError> {
     let bytes = std::fs::read(path).map_err(|err| UnifyError::Io { path: path.to_path_buf(), err })?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
-        UnifyError::NotText { path: path.to_path_buf(), line, col }
-    })
+    Ok(decode(&bytes))
+}
+
+/// Where a byte that is not UTF-8 goes: `RAW_BYTES + byte`, a private-use
+/// character no C source contains.
+const RAW_BYTES: u32 = 0x10_FF00;
+
+/// A source's bytes as text. Real C holds Latin-1 and other bytes that are
+/// not UTF-8 in comments and strings; each becomes a private-use character,
+/// which [`encode`] turns back into the same byte, so the meta program keeps
+/// them as they are.
+pub fn decode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(
+            chunk
+                .invalid()
+                .iter()
+                .map(|&b| char::from_u32(RAW_BYTES + u32::from(b)).expect("a valid scalar")),
+        );
+    }
+    out
+}
+
+/// The bytes of a text made by [`decode`] (or of any text built from one).
+pub fn encode(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        match u32::from(c).checked_sub(RAW_BYTES).filter(|b| *b <= 0xFF) {
+            Some(b) => out.push(b as u8),
+            None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    out
 }
 
 /// Merges the revisions into one meta program (see the module documentation

@@ -209,3 +209,18 @@ fn identical_revisions_give_a_note_and_no_sites() {
     assert!(meta.notes[0].contains("identical"), "{:?}", meta.notes);
     assert!(!meta.text.contains("__klee_meta("));
 }
+
+/// Bytes that are not UTF-8 (Latin-1 in a comment and a string) reach the
+/// meta program as they are, in every revision's code.
+#[test]
+fn bytes_that_are_not_utf8_are_kept() {
+    let orig: &[u8] = b"#include <stdio.h>\n/* temp\xe9rature */\nint main(void) { printf(\"z\xe9ro %d\\n\", 1); return 0; }\n";
+    let patched: &[u8] = b"#include <stdio.h>\n/* temp\xe9rature */\nint main(void) { printf(\"z\xe9ro %d\\n\", 2); return 0; }\n";
+    let files =
+        vec![("orig.c".to_string(), unify::decode(orig)), ("p1.c".to_string(), unify::decode(patched))];
+    let meta = unify::unify(&sources(&files)).unwrap();
+    let bytes = unify::encode(&meta.text);
+    assert!(bytes.windows(10).any(|w| w == b"temp\xe9ratur"), "{}", String::from_utf8_lossy(&bytes));
+    assert!(bytes.windows(5).any(|w| w == b"z\xe9ro "), "{}", String::from_utf8_lossy(&bytes));
+    assert!(std::str::from_utf8(&bytes).is_err(), "the Latin-1 bytes stay single bytes");
+}
