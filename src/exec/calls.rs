@@ -4,7 +4,7 @@
 //! `special.rs`'s; this room decides which kind of callee a call reaches.
 
 use crate::expr::fold::mask;
-use crate::ir::{BinOp, Callee, FuncId, Intrinsic, Operand, Reg, TyId, TypeKind};
+use crate::ir::{BinOp, Callee, FuncId, Intrinsic, NO_REG, Operand, Reg, TyId, TypeKind};
 
 use super::memory::{ObjKind, to_byte};
 use super::state::{ErrorKind, ExecutionState, Termination, VarArgs};
@@ -76,7 +76,7 @@ impl<'m> Executor<'m> {
         let func = self.m.func(fid);
         if func.body.is_none() {
             let h = self.handlers[fid.index()].expect("declarations have a handler");
-            let r = self.call_special(st, fid, &h, &vals, ret)?;
+            let r = self.call_special(st, fid, &h, &vals, ret, dst != NO_REG)?;
             if let Some(v) = r {
                 Self::set(st, dst, v);
             }

@@ -146,6 +146,7 @@ impl Executor<'_> {
         h: &Handler,
         a: &[Value],
         ret: TyId,
+        used: bool,
     ) -> Res<Option<Value>> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Int(0));
         let int = |v: u128| Some(Value::Int(v));
@@ -298,11 +299,11 @@ impl Executor<'_> {
                 self.free(st, p)?;
                 None
             }
-            Handler::Print(f) => Some(self.print_fn(st, f, a)?),
-            Handler::Puts => Some(self.print_as(st, Stream::Stdout, b"%s\n", &[arg(0)])?),
+            Handler::Print(f) => Some(self.print_fn(st, f, a, used)?),
+            Handler::Puts => Some(self.print_as(st, Stream::Stdout, b"%s\n", &[arg(0)], used)?),
             Handler::Fputs => {
                 let stream = self.std_stream(st, &arg(1), "fputs")?;
-                self.print_as(st, stream, b"%s", &[arg(0)])?;
+                self.print_as(st, stream, b"%s", &[arg(0)], false)?;
                 int(1)
             }
             Handler::Putchar => self.put_char(st, Stream::Stdout, &arg(0))?,

@@ -82,7 +82,14 @@ const FP_AREA: u32 = 176;
 
 impl Executor<'_> {
     /// A call of a printf-family function; returns its result.
-    pub(super) fn print_fn(&mut self, st: &mut ExecutionState, f: &PrintFn, a: &[Value]) -> Res<Value> {
+    /// `used`: the program reads the result (see `print_as`).
+    pub(super) fn print_fn(
+        &mut self,
+        st: &mut ExecutionState,
+        f: &PrintFn,
+        a: &[Value],
+        used: bool,
+    ) -> Res<Value> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Int(0));
         let fmt = self.concrete_string(st, &arg(f.fmt), "printf format")?;
         let pieces = printf::parse(&fmt);
@@ -93,10 +100,10 @@ impl Executor<'_> {
             a.get(f.fmt + 1..).unwrap_or_default().to_vec()
         };
         match f.dest {
-            Dest::Stdout => self.print_as(st, Stream::Stdout, &fmt, &args),
+            Dest::Stdout => self.print_as(st, Stream::Stdout, &fmt, &args, used),
             Dest::Stream(i) => {
                 let stream = self.std_stream(st, &arg(i), "fprintf")?;
-                self.print_as(st, stream, &fmt, &args)
+                self.print_as(st, stream, &fmt, &args, used)
             }
             Dest::Buffer { buf, size } => {
                 let size = size.map(arg);
@@ -106,14 +113,17 @@ impl Executor<'_> {
     }
 
     /// printf with a concrete format: concrete arguments render to text,
-    /// symbolic ones make a structured event. Returns printf's result (for
-    /// a structured event: the length with every input byte 0).
+    /// symbolic ones make a structured event. When the program reads the
+    /// result (`used`), the length of the text is fixed on this path as
+    /// sprintf fixes it (one path per feasible length); otherwise it is
+    /// taken with every input byte 0, which nobody sees.
     pub(super) fn print_as(
         &mut self,
         st: &mut ExecutionState,
         stream: Stream,
         fmt: &[u8],
         args: &[Value],
+        used: bool,
     ) -> Res<Value> {
         let pieces = printf::parse(fmt);
         let slots = printf::slots(&pieces);
@@ -162,7 +172,18 @@ impl Executor<'_> {
             return Ok(Value::Int(n as u128));
         }
         let ev = OutputEvent::Format { stream, format: fmt.to_vec(), args: structured };
-        let n = ev.render(&self.pool, &crate::expr::Assignment::new()).len();
+        // Before the event is pushed: fixing a length may fork a copy that
+        // re-runs the call.
+        let n = if used {
+            let mut vals = Vec::with_capacity(slots.len());
+            for (i, (slot, spec)) in slots.iter().enumerate() {
+                let v = args.get(i).cloned().unwrap_or(Value::Int(0));
+                vals.push(self.text_arg(st, *slot, spec.as_ref(), &v)?);
+            }
+            printf::layout(&pieces, &vals).len()
+        } else {
+            ev.render(&self.pool, &crate::expr::Assignment::new()).len()
+        };
         st.outputs.push(ev);
         Ok(Value::Int(n as u128))
     }
@@ -399,7 +420,7 @@ impl Executor<'_> {
         stream: Stream,
         c: &Value,
     ) -> Res<Option<Value>> {
-        self.print_as(st, stream, b"%c", std::slice::from_ref(c))?;
+        self.print_as(st, stream, b"%c", std::slice::from_ref(c), false)?;
         Ok(Some(match c {
             Value::Int(x) => Value::Int(x & 0xff),
             other => {

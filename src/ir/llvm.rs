@@ -27,6 +27,12 @@ pub fn value_kind(v: V) -> LLVMValueKind {
     unsafe { LLVMGetValueKind(v) }
 }
 
+/// Whether anything reads the value (a call whose result nobody reads gets
+/// no register, so that the engine knows when a model's result matters).
+pub fn has_uses(v: V) -> bool {
+    unsafe { !LLVMGetFirstUse(v).is_null() }
+}
+
 pub fn opcode(inst: V) -> LLVMOpcode {
     unsafe { LLVMGetInstructionOpcode(inst) }
 }

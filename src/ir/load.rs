@@ -458,7 +458,8 @@ impl Translator {
         for (bi, (&b, insts)) in blocks.iter().zip(&insts_of).enumerate() {
             cx.blocks.insert(b, BlockId(bi as u32));
             for &i in insts {
-                if llvm::type_kind(llvm::type_of(i)) != LLVMTypeKind::LLVMVoidTypeKind {
+                let unread_call = llvm::opcode(i) == LLVMOpcode::LLVMCall && !llvm::has_uses(i);
+                if llvm::type_kind(llvm::type_of(i)) != LLVMTypeKind::LLVMVoidTypeKind && !unread_call {
                     cx.regs.insert(i, next_reg);
                     next_reg += 1;
                 }

@@ -450,7 +450,8 @@ pub enum Op {
 
 #[derive(Debug, Clone)]
 pub struct Inst {
-    /// The register the result goes to, `NO_REG` for none.
+    /// The register the result goes to, `NO_REG` for none (void, or a call
+    /// whose result nobody reads).
     pub dst: Reg,
     pub op: Op,
 }
