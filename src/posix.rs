@@ -142,6 +142,36 @@ pub fn command_words(
     Ok(words)
 }
 
+/// The inputs a run explores, in words: what "proved equivalent" ranges
+/// over. Besides these, the program's own `klee_make_symbolic` objects.
+pub fn domain(words: &[String]) -> String {
+    let Ok(parsed) = parse_words(words) else { return String::new() };
+    let model = parsed.iter().find_map(|w| match w {
+        Word::StdinModel(m) => Some(*m),
+        _ => None,
+    });
+    let mut parts = Vec::new();
+    for w in &parsed {
+        parts.push(match *w {
+            Word::Concrete(ref c) => format!("the argument {c:?}"),
+            Word::SymArg { len } => format!("an argument of at most {len} bytes"),
+            Word::SymArgs { min, max, len } => {
+                format!("{min} to {max} arguments of at most {len} bytes each")
+            }
+            Word::SymStdin { len } => match model.unwrap_or_default() {
+                StdinModel::Tokens => format!(
+                    "stdin of {len} bytes, where scanf reads well-formed tokens (numbers in range, words)"
+                ),
+                StdinModel::Bytes => format!("every stdin of {len} bytes"),
+            },
+            Word::SymFiles { count, len } => format!("{count} files of {len} bytes"),
+            Word::StdinModel(_) => continue,
+        });
+    }
+    parts.push("the program's klee_make_symbolic objects".into());
+    parts.join("; ")
+}
+
 /// The function a run starts in: [`POSIX_ENTRY`] when the words ask for a
 /// symbolic environment (it calls `main`), else `entry`.
 pub fn entry_point(words: &[String], entry: &str) -> Result<String, String> {

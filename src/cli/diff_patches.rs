@@ -330,6 +330,7 @@ fn explore_and_report(
         clusters,
         cluster_verdicts: Vec::new(),
         coverage: summary.coverage.clone(),
+        domain: posix::domain(&run.words),
         stats: report::Stats {
             seconds: times.clone(),
             instructions: stats.instructions,

@@ -70,6 +70,9 @@ pub fn report_html(r: &Report, map: &MetaProgram, files: &[String]) -> String {
                         }
                     }
                 }
+                @if r.cluster_verdicts.iter().any(ClusterVerdict::proved_equivalent) && !r.domain.is_empty() {
+                    p.domain { "Proved on the inputs explored: " (r.domain) }
+                }
                 @if r.coverage.revisions.iter().any(|c| c.approximated > 0) {
                     h2 { "Coverage" }
                     table #coverage {

@@ -44,6 +44,10 @@ pub struct Report {
     /// by kind, with the first occurrence of each.
     #[serde(default)]
     pub coverage: Coverage,
+    /// The inputs explored, in words: the domain a "proved equivalent"
+    /// verdict holds on.
+    #[serde(default)]
+    pub domain: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -33,6 +33,9 @@ pub fn summary(r: &Report) -> String {
         };
         let _ = writeln!(s, "  {}  {}{verdict}", cluster_name(i), revision_set(c));
     }
+    if r.cluster_verdicts.iter().any(|v| v.verdict == Verdict::ProvedEquivalent) && !r.domain.is_empty() {
+        let _ = writeln!(s, "  (proved on the inputs explored: {})", r.domain);
+    }
     if !r.tests.is_empty() {
         let _ = writeln!(s, "\ntests:");
     }

@@ -95,19 +95,23 @@ fn solver_models_satisfy_random_constraints() {
     let mut pool = ExprPool::new();
     let x = pool.array("x", BYTES, 0);
     let mut solver = Solver::new(SolverConfig::default());
-    let (mut sat, mut unsat) = (0, 0);
+    let (mut sat, mut unsat, mut timeouts) = (0, 0, 0);
     for _ in 0..200 {
         let n = rng.random_range(1..4);
         let cs: Vec<ExprId> = (0..n).map(|_| Tree::random(rng, 1, 4, BYTES).build(&mut pool, x)).collect();
-        match solver.check(&pool, &cs).unwrap() {
-            Some(model) => {
+        match solver.check(&pool, &cs) {
+            Ok(Some(model)) => {
                 assert!(satisfies(&pool, &cs, &model), "model {model:?} fails");
                 sat += 1;
             }
-            None => unsat += 1,
+            Ok(None) => unsat += 1,
+            // A hard product on a loaded machine may take longer than the
+            // timeout: an honest answer, not a wrong one.
+            Err(SolverError::Timeout) => timeouts += 1,
+            Err(e) => panic!("{e}"),
         }
     }
-    assert!(sat > 20 && unsat > 5, "{sat} sat, {unsat} unsat");
+    assert!(sat > 20 && unsat > 5 && timeouts <= 5, "{sat} sat, {unsat} unsat, {timeouts} timeouts");
 }
 
 /// The tree encoded in Z3 directly, without the simplifier or our lowering; width 1 stays a bit-vector.
