@@ -167,17 +167,10 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let entry = posix::entry_point(&words, "main").map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut progress = Progress::on_stderr(!a.quiet);
 
-    progress.stage("unify", format!("merging {} revisions", 1 + a.revisions.len() + a.diffs.len()));
     let sources = unify::load(&a.orig, &a.revisions, &a.diffs)?;
-    let meta = unify::unify(&sources)?;
-    times.unify = start.elapsed().as_secs_f64();
-    let n = meta.revisions.len();
-
+    let n = sources.len();
     let stage = Instant::now();
-    progress.stage(
-        "compile",
-        format!("clang: {n} revisions, then the meta program ({} sites)", meta.sites.len()),
-    );
+    progress.stage("compile", format!("clang: checking {n} revisions"));
     let orig_dir =
         a.orig.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
     // The meta program lives in the output directory; its quoted includes are
@@ -185,7 +178,17 @@ pub fn diff_patches(a: DiffPatchesArgs) -> Result<ExitCode> {
     let tc = Toolchain::discover()?
         .with_flags(a.clang_flags.iter().map(String::as_str))
         .with_flags([std::ffi::OsString::from("-I"), orig_dir.into_os_string()]);
+    // clang first: what it refuses, its own message explains best.
     check_revisions_compile(&tc, &sources)?;
+    let checked = stage.elapsed().as_secs_f64();
+
+    let unified = Instant::now();
+    progress.stage("unify", format!("merging {n} revisions"));
+    let meta = unify::unify(&sources)?;
+    times.unify = unified.elapsed().as_secs_f64();
+    // The compile stage's time counts the check before unify too.
+    let stage = Instant::now() - Duration::from_secs_f64(checked);
+    progress.stage("compile", format!("clang: the meta program ({} sites)", meta.sites.len()));
     let out = outdir::create(a.output_dir.as_deref())?;
     progress.set_budget(a.exec.max_time.and_then(|s| Duration::try_from_secs_f64(s).ok()));
     let run = Program { words, entry };

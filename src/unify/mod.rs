@@ -13,6 +13,7 @@ mod decl;
 mod emit;
 mod error;
 pub mod instrument;
+mod macros;
 mod merge;
 mod meta;
 mod parse;
@@ -114,8 +115,11 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
         let orig = sources.first().map_or_else(|| "<no input>".to_string(), |s| s.name.clone());
         return Err(UnifyError::OneRevision { orig });
     }
-    let plain: Vec<Rev> =
-        sources.iter().enumerate().map(|(i, s)| Rev::new(i, s.name.clone(), s.text.clone())).collect();
+    let plain: Vec<Rev> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| macros::prepare(Rev::new(i, s.name.clone(), s.text.clone())))
+        .collect();
     for r in &plain {
         parse::check_syntax(&r.name, &r.text, &r.tree)?;
     }

@@ -43,7 +43,7 @@ pub(crate) fn check_syntax(name: &str, text: &str, tree: &Tree) -> Result<(), Un
     Err(UnifyError::Syntax { at, message })
 }
 
-fn first_error(node: Node) -> Option<Node> {
+pub(crate) fn first_error(node: Node) -> Option<Node> {
     if node.is_error() || node.is_missing() {
         return Some(node);
     }
@@ -77,11 +77,20 @@ pub(crate) struct Rev {
     pub name: String,
     pub text: String,
     pub tree: Tree,
-    /// `(position in text, bytes inserted there)` for every renaming edit, in
-    /// order; how `pos` finds columns in the original file.
-    shifts: Vec<(usize, isize)>,
+    /// Every edit made to the revision's own text (macro expansions, then
+    /// renaming), in order: how `pos` finds columns in the original file.
+    shifts: Vec<Shift>,
     /// Where each line starts.
     line_starts: Vec<usize>,
+}
+
+/// An edit as it lies in the current text: `len` bytes from `at` replaced
+/// `len - delta` bytes of the text before.
+#[derive(Clone, Copy, Debug)]
+struct Shift {
+    at: usize,
+    len: usize,
+    delta: isize,
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -96,15 +105,33 @@ impl Rev {
     }
 
     /// This revision with `edits` (`(range, new length)`, in order, none
-    /// spanning a line) made, giving `text`; parsed incrementally.
+    /// spanning a line) made, giving `text`; parsed incrementally. Positions
+    /// still map to the revision's own file: this revision's edits are
+    /// carried over, an edit inside an earlier one (a name renamed inside a
+    /// macro's expansion) growing that one.
     pub fn edited(&self, text: String, edits: &[(Range<usize>, usize)]) -> Rev {
         let mut old = self.tree.clone();
-        let mut shifts = Vec::with_capacity(edits.len());
-        let mut delta = 0isize;
-        for (range, new_len) in edits {
-            shifts.push(((range.start as isize + delta) as usize, *new_len as isize - range.len() as isize));
-            delta += *new_len as isize - range.len() as isize;
+        let delta_of = |(range, new_len): &(Range<usize>, usize)| *new_len as isize - range.len() as isize;
+        let mut shifts = Vec::with_capacity(self.shifts.len() + edits.len());
+        for s in &self.shifts {
+            let before: isize = edits.iter().filter(|(r, _)| r.end <= s.at).map(delta_of).sum();
+            let inside: isize =
+                edits.iter().filter(|(r, _)| r.start >= s.at && r.end <= s.at + s.len).map(delta_of).sum();
+            shifts.push(Shift {
+                at: (s.at as isize + before) as usize,
+                len: (s.len as isize + inside) as usize,
+                delta: s.delta + inside,
+            });
         }
+        let mut delta = 0isize;
+        for e in edits {
+            let at = (e.0.start as isize + delta) as usize;
+            delta += delta_of(e);
+            if !shifts.iter().any(|s| s.at <= at && at < s.at + s.len) {
+                shifts.push(Shift { at, len: e.1, delta: delta_of(e) });
+            }
+        }
+        shifts.sort_by_key(|s| s.at);
         // Last to first, so that each edit's positions are still those of the original.
         for (range, new_len) in edits.iter().rev() {
             let row = self.line(range.start) - 1;
@@ -146,12 +173,21 @@ impl Rev {
         self.line_starts.partition_point(|&s| s <= at)
     }
 
-    /// Byte `at` of the renamed text as a position in the revision's own file.
+    /// Byte `at` of the edited text as a position in the revision's own file;
+    /// a byte inside an edit's new text is where the edit's old text started.
     pub fn pos(&self, at: usize) -> Pos {
         let line_start = self.line_starts[self.line(at) - 1];
-        let first = self.shifts.partition_point(|(p, _)| *p < line_start);
-        let shifted: isize = self.shifts[first..].iter().take_while(|(p, _)| *p < at).map(|(_, d)| *d).sum();
-        Pos { line: self.line(at), col: ((at - line_start) as isize - shifted).max(0) as usize + 1 }
+        let first = self.shifts.partition_point(|s| s.at < line_start);
+        let mut shifted = 0isize;
+        let mut here = at;
+        for s in self.shifts[first..].iter().take_while(|s| s.at <= at) {
+            if at < s.at + s.len {
+                here = s.at;
+                break;
+            }
+            shifted += s.delta;
+        }
+        Pos { line: self.line(at), col: ((here - line_start) as isize - shifted).max(0) as usize + 1 }
     }
 
     pub fn loc(&self, at: usize) -> Loc {
@@ -236,8 +272,22 @@ pub(crate) fn mentions(text: &str, node: Node, names: &std::collections::BTreeSe
     node.children(&mut cursor).any(|c| mentions(text, c, names))
 }
 
-/// Identifier-like words in free text (macro bodies, `#if` conditions).
+/// Identifier-like words in free text (macro bodies, `#if` conditions),
+/// outside string and character literals (`"\n"` names nothing).
 pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
-    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    let mut quote = None;
+    let mut escaped = false;
+    s.split(move |c: char| {
+        let outside = quote.is_none();
+        match quote {
+            Some(_) if escaped => escaped = false,
+            Some(_) if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None => {}
+        }
+        !(outside && quote.is_none() && (c.is_ascii_alphanumeric() || c == '_'))
+    })
+    .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }

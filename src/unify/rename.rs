@@ -76,7 +76,7 @@ pub(crate) fn extend(
         let rename_all = capture || (!name.tag && name.text == "main");
         for d in directives {
             let own = macros.contains(name) && d.defines.as_deref() == Some(name.text.as_str());
-            if !own && words(&d.text).any(|w| w == name.text) {
+            if !own && d.reads(&name.text) {
                 return Err(UnifyError::Preprocessor {
                     at: d.at.clone(),
                     message: format!(

@@ -11,7 +11,7 @@ use super::align::{Elem, Keys, align, elems};
 use super::decl::{Name, declarator_name, declarators, declares_function, defined_names};
 use super::error::{Loc, UnifyError};
 use super::merge::{Ctx, Fill, Hole, Item, MergeError};
-use super::parse::{Rev, children, hash_of, named_children, token_key, tokens};
+use super::parse::{Rev, children, hash_of, named_children, token_key, tokens, words};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ItemKind {
@@ -121,6 +121,16 @@ pub(crate) struct Directive {
     /// The text whose identifiers the preprocessor reads: a macro body, an
     /// `#if` condition, an `#ifdef` name, a pragma's argument.
     pub text: String,
+    /// A function-like macro's parameters: in its body they name the
+    /// arguments, not file-scope definitions.
+    pub params: Vec<String>,
+}
+
+impl Directive {
+    /// Whether the directive reads the file-scope name `name`.
+    pub fn reads(&self, name: &str) -> bool {
+        words(&self.text).any(|w| w == name && !self.params.iter().any(|p| p == w))
+    }
 }
 
 /// Every directive of `rev` (`grammars/directives.scm`), in order.
@@ -147,6 +157,10 @@ pub(crate) fn directives(rev: &Rev) -> Vec<Directive> {
                     .filter(|_| d.kind().starts_with("preproc_def") || d.kind() == "preproc_function_def")
                     .map(|n| rev.text_of(n).to_string()),
                 text: rev.text_of(t).to_string(),
+                params: d
+                    .child_by_field_name("parameters")
+                    .map(|ps| words(rev.text_of(ps)).map(str::to_string).collect())
+                    .unwrap_or_default(),
             });
         }
     }

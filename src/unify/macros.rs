@@ -1,0 +1,447 @@
+//! Macros the grammar cannot read past, expanded as the preprocessor would.
+//!
+//! tree-sitter parses C before preprocessing, so a macro that expands to an
+//! incomplete statement (`#define REP(i, n) for (i = 0; i < (n); i++)`, then
+//! `REP(i, n) { ... }`), or to an operator (`#define and &&`), is a syntax
+//! error to it, although clang compiles the file. Where the parse fails, the
+//! invocations of the file's own macros around the failure are replaced by
+//! their expansion, one at a time, until the revision parses: the same text
+//! the preprocessor makes, so the meta program means what the revision means,
+//! and the merge then sees the loop and can share its body and put a site
+//! inside it. Each expansion is one edit on one line (the `Rev` shifts map
+//! positions back to the revision's own file), so the line map stays exact.
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use super::parse::{Rev, first_error};
+
+/// Expansions tried on one revision before its remaining errors are reported.
+const MAX_EXPANSIONS: usize = 500;
+
+/// A `#define` of the revision.
+struct Macro {
+    name: String,
+    /// `None` for an object-like macro.
+    params: Option<Vec<String>>,
+    variadic: bool,
+    /// The body on one line, comments removed.
+    body: String,
+    /// Where the definition ends: it applies to the text after it.
+    defined_at: usize,
+}
+
+/// `rev` as the grammar can read it: directive lines tidied, then the
+/// macro invocations its parse trips over expanded.
+pub(crate) fn prepare(rev: Rev) -> Rev {
+    expand(tidy_directives(rev))
+}
+
+/// Removes from directive lines what the preprocessor ignores and the
+/// grammar trips over: white space at the end of the line (tree-sitter-c
+/// then fails on `#include <x.h> ` and reads the next line into an empty
+/// `#define`'s body), and tokens after an `#include`'s file name, which
+/// clang only warns about.
+fn tidy_directives(rev: Rev) -> Rev {
+    let mut edits: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut start = 0;
+    for line in rev.text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let directive = body.trim_start();
+        if let Some(d) = directive.strip_prefix('#') {
+            let lead = body.len() - directive.len() + 1;
+            let d = d.trim_start();
+            let keep = match d.strip_prefix("include") {
+                Some(rest) => include_end(rest).map(|e| body.len() - rest.len() + e),
+                None => None,
+            }
+            .unwrap_or_else(|| body.trim_end_matches([' ', '\t']).len())
+            .max(lead);
+            if keep < body.len() && !body[..keep].ends_with('\\') {
+                edits.push((start + keep..start + body.len(), 0));
+            }
+        }
+        start += line.len();
+    }
+    if edits.is_empty() {
+        return rev;
+    }
+    let mut text = String::with_capacity(rev.text.len());
+    let mut last = 0;
+    for (r, _) in &edits {
+        text.push_str(&rev.text[last..r.start]);
+        last = r.end;
+    }
+    text.push_str(&rev.text[last..]);
+    rev.edited(text, &edits)
+}
+
+/// Where the file name of an `#include` ends in `rest` (the text after
+/// `include`), if it is `<...>` or `"..."`.
+fn include_end(rest: &str) -> Option<usize> {
+    let t = rest.trim_start();
+    let skip = rest.len() - t.len();
+    let close = match t.chars().next()? {
+        '<' => '>',
+        '"' => '"',
+        _ => return None,
+    };
+    t[1..].find(close).map(|e| skip + 1 + e + 1)
+}
+
+/// `rev`, with the macro invocations its parse trips over expanded.
+fn expand(rev: Rev) -> Rev {
+    if !rev.tree.root_node().has_error() {
+        return rev;
+    }
+    let macros = definitions(&rev);
+    if macros.is_empty() {
+        return rev;
+    }
+    let mut rev = rev;
+    for _ in 0..MAX_EXPANSIONS {
+        let Some(bad) = first_error(rev.tree.root_node()) else { break };
+        let region = region_of(bad);
+        let Some((range, text)) = first_invocation(&rev.text, region, &macros) else { break };
+        let mut new = String::with_capacity(rev.text.len() + text.len());
+        new.push_str(&rev.text[..range.start]);
+        new.push_str(&text);
+        new.push_str(&rev.text[range.end..]);
+        rev = rev.edited(new, &[(range, text.len())]);
+    }
+    rev
+}
+
+/// Where the invocation that broke the parse can be: the statement (or
+/// file-scope item) holding the error, and the one before it, since a
+/// macro that ends a statement early leaves its tail as the next one.
+fn region_of(bad: Node) -> Range<usize> {
+    let mut stmt = bad;
+    while let Some(p) = stmt.parent() {
+        if matches!(p.kind(), "compound_statement" | "translation_unit") {
+            break;
+        }
+        stmt = p;
+    }
+    let start = stmt.prev_sibling().map_or(stmt.start_byte(), |s| s.start_byte());
+    start..stmt.end_byte().max(bad.end_byte())
+}
+
+/// The revision's `#define`s, in order.
+fn definitions(rev: &Rev) -> Vec<Macro> {
+    let mut out = Vec::new();
+    let mut stack = vec![rev.tree.root_node()];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "preproc_def" | "preproc_function_def" => {
+                if let Some(m) = definition(rev, n) {
+                    out.push(m);
+                }
+            }
+            _ => {
+                let mut cursor = n.walk();
+                let children: Vec<Node> = n.children(&mut cursor).collect();
+                stack.extend(children.into_iter().rev());
+            }
+        }
+    }
+    out
+}
+
+fn definition(rev: &Rev, n: Node) -> Option<Macro> {
+    let name = rev.text_of(n.child_by_field_name("name")?).to_string();
+    let body = n.child_by_field_name("value").map_or(String::new(), |v| one_line(rev.text_of(v)));
+    let (params, variadic) = match n.child_by_field_name("parameters") {
+        None => (None, false),
+        Some(ps) => {
+            let mut names = Vec::new();
+            let mut variadic = false;
+            let mut cursor = ps.walk();
+            for p in ps.named_children(&mut cursor) {
+                match p.kind() {
+                    "identifier" => names.push(rev.text_of(p).to_string()),
+                    "..." | "variadic_parameter" => variadic = true,
+                    _ => {}
+                }
+            }
+            variadic |= rev.text_of(ps).contains("...");
+            (Some(names), variadic)
+        }
+    };
+    Some(Macro { name, params, variadic, body, defined_at: n.end_byte() })
+}
+
+/// A macro body as the preprocessor sees it: continuations joined, comments
+/// turned into spaces, on one line.
+fn one_line(body: &str) -> String {
+    let joined = body.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut out = String::with_capacity(joined.len());
+    let mut rest = joined.as_str();
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("//") {
+            break;
+        }
+        if rest.starts_with("/*") {
+            rest = rest[2..].find("*/").map_or("", |e| &rest[2 + e + 2..]);
+            out.push(' ');
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            let end = literal_end(rest);
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        out.push(if c == '\n' || c == '\r' { ' ' } else { c });
+        rest = &rest[c.len_utf8()..];
+    }
+    out.trim().to_string()
+}
+
+/// The length of the string or character literal `s` starts with.
+fn literal_end(s: &str) -> usize {
+    let quote = s.as_bytes()[0];
+    let mut i = 1;
+    let b = s.as_bytes();
+    while i < b.len() && b[i] != quote && b[i] != b'\n' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    (i + 1).min(b.len())
+}
+
+/// The first invocation of a macro in `region` (outside comments, literals
+/// and directives) that fits on one line, with its expansion.
+fn first_invocation(text: &str, region: Range<usize>, macros: &[Macro]) -> Option<(Range<usize>, String)> {
+    let mut at = region.start;
+    let end = region.end.min(text.len());
+    let b = text.as_bytes();
+    while at < end {
+        let c = b[at];
+        if text[at..].starts_with("//") || (c == b'#' && text[..at].rsplit('\n').next()?.trim().is_empty()) {
+            at = line_end(text, at);
+        } else if text[at..].starts_with("/*") {
+            at = text[at + 2..].find("*/").map_or(text.len(), |e| at + 2 + e + 2);
+        } else if c == b'"' || c == b'\'' {
+            at += literal_end(&text[at..]);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let len = text[at..]
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .unwrap_or(text.len() - at);
+            let word = &text[at..at + len];
+            // The last definition before the use is the one in force.
+            if let Some(m) = macros.iter().rev().find(|m| m.name == word && m.defined_at <= at)
+                && let Some(found) = invocation(text, at, len, m)
+            {
+                return Some(found);
+            }
+            at += len;
+        } else if c.is_ascii_digit() {
+            // A number such as 1e10 is one token, not a word.
+            at += text[at..]
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.'))
+                .unwrap_or(1);
+        } else {
+            at += text[at..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    None
+}
+
+fn line_end(text: &str, at: usize) -> usize {
+    text[at..].find('\n').map_or(text.len(), |e| at + e)
+}
+
+/// The invocation of `m` whose name is at `at` (`len` bytes), if it is one
+/// and fits on its line, with its expansion.
+fn invocation(text: &str, at: usize, len: usize, m: &Macro) -> Option<(Range<usize>, String)> {
+    let Some(params) = &m.params else {
+        return Some((at..at + len, m.body.clone()));
+    };
+    // A function-like macro's name without arguments is no invocation.
+    let open = at + len + (text[at + len..].len() - text[at + len..].trim_start_matches([' ', '\t']).len());
+    if text.as_bytes().get(open) != Some(&b'(') {
+        return None;
+    }
+    let (args, close) = arguments(text, open)?;
+    if text[at..close].contains('\n') {
+        return None;
+    }
+    let args = if args.len() == 1 && args[0].is_empty() && params.is_empty() { Vec::new() } else { args };
+    if args.len() < params.len() || (args.len() > params.len() && !m.variadic) {
+        return None;
+    }
+    Some((at..close, substitute(m, params, &args)))
+}
+
+/// The arguments of an invocation whose `(` is at `open`, split at top-level
+/// commas, and where the invocation ends (after its `)`).
+fn arguments(text: &str, open: usize) -> Option<(Vec<String>, usize)> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut args = Vec::new();
+    let mut start = open + 1;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    args.push(text[start..i].trim().to_string());
+                    return Some((args, i + 1));
+                }
+            }
+            b',' if depth == 1 => {
+                args.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            b'"' | b'\'' => {
+                i += literal_end(&text[i..]);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The body with each parameter replaced by its argument (`#p` by the
+/// argument as a string, `a ## b` pasted), as the preprocessor does.
+fn substitute(m: &Macro, params: &[String], args: &[String]) -> String {
+    let value = |word: &str| -> Option<String> {
+        if let Some(i) = params.iter().position(|p| p == word) {
+            return Some(args[i].clone());
+        }
+        (word == "__VA_ARGS__" && m.variadic).then(|| args[params.len().min(args.len())..].join(", "))
+    };
+    let body = m.body.as_str();
+    let mut out = String::with_capacity(body.len() + 16);
+    let mut i = 0;
+    let b = body.as_bytes();
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' || c == b'\'' {
+            let end = i + literal_end(&body[i..]);
+            out.push_str(&body[i..end]);
+            i = end;
+        } else if c == b'#' && body[i..].starts_with("##") {
+            // Pasting: the tokens on both sides join.
+            while out.ends_with([' ', '\t']) {
+                out.pop();
+            }
+            i += 2;
+            while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+                i += 1;
+            }
+        } else if c == b'#' {
+            let rest = body[i + 1..].trim_start();
+            let len = rest.find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_')).unwrap_or(rest.len());
+            match value(&rest[..len]) {
+                Some(v) => {
+                    out.push_str(&stringify(&v));
+                    i = body.len() - rest.len() + len;
+                }
+                None => {
+                    out.push('#');
+                    i += 1;
+                }
+            }
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let len = body[i..]
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .unwrap_or(body.len() - i);
+            let word = &body[i..i + len];
+            match value(word) {
+                Some(v) => out.push_str(&v),
+                None => out.push_str(word),
+            }
+            i += len;
+        } else {
+            let ch = body[i..].chars().next().expect("in bounds");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+fn stringify(arg: &str) -> String {
+    let mut s = String::from("\"");
+    for c in arg.chars() {
+        if c == '"' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(src: &str) -> String {
+        prepare(Rev::new(0, "t.c".into(), src.into())).text
+    }
+
+    #[test]
+    fn directive_lines_lose_what_the_grammar_trips_over() {
+        let src = "#include <stdio.h>]\n#include <string.h>  \n#define DEBUG \n#define N 3\nint a[N];\n";
+        let rev = prepare(Rev::new(0, "t.c".into(), src.into()));
+        assert_eq!(
+            rev.text,
+            "#include <stdio.h>\n#include <string.h>\n#define DEBUG\n#define N 3\nint a[N];\n"
+        );
+        assert!(!rev.tree.root_node().has_error());
+        assert_eq!(definitions(&rev).iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["DEBUG", "N"]);
+    }
+
+    #[test]
+    fn loop_header_macros_expand_where_the_parse_fails() {
+        let src = "#define REP(i, n) for (i = 0; i < (n); i++)\nint f(int n) {\n  int i, s = 0;\n  REP(i, n) { s += i; }\n  return s;\n}\n";
+        let out = expanded(src);
+        assert!(out.contains("  for (i = 0; i < (n); i++) { s += i; }\n"), "{out}");
+        assert!(out.starts_with("#define REP(i, n) for"), "the definition stays: {out}");
+    }
+
+    #[test]
+    fn nested_and_object_like_macros_expand() {
+        let src = "#define REP(i,a,b) for(i=a;i<b;i++)\n#define rep(i,n) REP(i,0,n)\n#define and &&\nint f(int n, int m) {\n  int i, s = 0;\n  rep(i,n) if (i > 1 and i < m) s++;\n  return s;\n}\n";
+        let out = expanded(src);
+        assert!(out.contains("  for(i=0;i<n;i++) if (i > 1 && i < m) s++;\n"), "{out}");
+    }
+
+    #[test]
+    fn files_that_parse_are_left_alone() {
+        let src = "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint f(int x) { return MAX(x, 3); }\n";
+        assert_eq!(expanded(src), src);
+    }
+
+    #[test]
+    fn stringify_paste_and_variadic_arguments() {
+        let m = Macro {
+            name: "P".into(),
+            params: Some(vec!["a".into(), "b".into()]),
+            variadic: true,
+            body: "printf(#a \"%d\" , a ## b, __VA_ARGS__)".into(),
+            defined_at: 0,
+        };
+        let args: Vec<String> = ["x", "1", "y", "z"].map(String::from).to_vec();
+        assert_eq!(substitute(&m, m.params.as_ref().unwrap(), &args), "printf(\"x\" \"%d\" , x1, y, z)");
+    }
+
+    #[test]
+    fn positions_map_back_to_the_revision_s_own_columns() {
+        let src = "#define FOR(i,a,b) for(i=a;i<b;i++)\nint f(int n) {\n  int i, s = 0;\n  FOR(i,0,n) s += i; return s;\n}\n";
+        let rev = prepare(Rev::new(0, "t.c".into(), src.into()));
+        let at = rev.text.find("return").unwrap();
+        let p = rev.pos(at);
+        assert_eq!((p.line, p.col), (4, 22), "{}", rev.text);
+        // Inside the expansion: the invocation's start.
+        let p = rev.pos(rev.text.find("i<n").unwrap());
+        assert_eq!((p.line, p.col), (4, 3));
+    }
+}
