@@ -146,5 +146,6 @@ cases! {
     renamed_mains_fall_off_their_end => "main-falls-off",
     uninitialised_reads => "uninit",
     latin1_bytes_in_comments_and_strings => "latin1",
+    statement_like_macros_as_loop_headers => "macros",
     printf_result_of_a_symbolic_value => "printf-result",
 }
