@@ -320,6 +320,7 @@ fixtures! {
     err_invalid_free => "run/err_invalid_free.c",
     err_null => "run/err_null.c",
     err_oob => "run/err_oob.c",
+    err_oob_far => "run/err_oob_far.c",
     err_overshift => "run/err_overshift.c",
     err_readonly => "run/err_readonly.c",
     err_stack_overflow => "run/err_stack_overflow.c",

@@ -40,7 +40,19 @@ impl<'m> Executor<'m> {
                 }
                 return Err(self.bad_pointer(st, a, size));
             }
-            Value::Sym(e) => self.split_revisions(st, *e)?,
+            Value::Sym(e) => {
+                let origin =
+                    self.provenance.get(e).copied().flatten().and_then(|base| {
+                        st.memory.find(base).filter(|&id| st.memory.object(id).base == base)
+                    });
+                let e = self.split_revisions(st, *e)?;
+                if let Some(id) = origin
+                    && self.pool.as_const(e).is_none()
+                {
+                    return self.resolve_in(st, e, id, size, write);
+                }
+                e
+            }
             Value::Agg(_) | Value::Wide(_) => {
                 return Err(self.error(st, ErrorKind::Exec, "memory access through a vector"));
             }
@@ -62,6 +74,37 @@ impl<'m> Executor<'m> {
             }
         }
         self.resolve_fork(st, e, size, write)
+    }
+
+    /// An address computed from object `id` (`Executor::provenance`): an
+    /// access through it that may leave the object is an error path, as an
+    /// out-of-bounds index is under ASan, never an access to whatever object
+    /// the engine's layout puts there.
+    fn resolve_in(
+        &mut self,
+        st: &mut ExecutionState,
+        e: ExprId,
+        id: ObjId,
+        size: u64,
+        write: bool,
+    ) -> Res<Place> {
+        let (base, osize) = (st.memory.object(id).base, st.memory.object(id).size);
+        let inb = self.in_bounds(e, base, osize, size);
+        if self.must(st, inb)? {
+            return self.place_in(st, e, id, write);
+        }
+        let out = self.pool.bool_not(inb);
+        let msg = format!(
+            "out of bound pointer: an access of {size} bytes may leave the object of {osize} bytes its \
+             address was computed from"
+        );
+        if !self.may(st, inb)? {
+            st.constraints.push(out);
+            return Err(self.error(st, ErrorKind::Ptr, msg));
+        }
+        self.fork_errors(st, vec![(out, msg)]);
+        st.constraints.push(inb);
+        self.place_in(st, e, id, write)
     }
 
     fn place_in(&mut self, st: &ExecutionState, e: ExprId, obj: ObjId, write: bool) -> Res<Place> {

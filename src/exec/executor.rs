@@ -5,7 +5,7 @@
 //! rooms of their own (`instructions`, `calls`, `access`, `meta`), each an
 //! `impl Executor` block over the same struct.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use crate::expr::{Assignment, Evaluator, ExprId, ExprPool};
@@ -96,6 +96,13 @@ pub struct Executor<'m> {
     pub(super) seeds: Vec<KTest>,
     /// The input bytes of each seed, bound as the paths create the inputs.
     pub(super) seed_values: Vec<Assignment>,
+    /// The object (by base address) a symbolic address was computed from by
+    /// `getelementptr`; `None` where two objects' arithmetic met in one
+    /// expression. C forbids arithmetic from one object into another, and
+    /// natively such an address lands wherever the binary's layout puts it,
+    /// so an access through it resolves to its own object or is an error
+    /// (`Executor::resolve`).
+    pub(super) provenance: HashMap<ExprId, Option<u64>>,
 }
 
 impl<'m> Executor<'m> {
@@ -141,6 +148,7 @@ impl<'m> Executor<'m> {
             forked: Vec::new(),
             warnings: Vec::new(),
             warned: HashSet::new(),
+            provenance: HashMap::new(),
             observer_stopped: false,
             stop: None,
             coverage: Coverage::new(num_revisions),

@@ -524,8 +524,8 @@ impl<'m> Executor<'m> {
         let b = self.val(st, base);
         let mut acc = match b {
             Value::Int(x) => Value::Int((x as u64).wrapping_add(offset as u64) as u128),
-            other => {
-                let e = self.expr(&other, 64);
+            ref other => {
+                let e = self.expr(other, 64);
                 let k = self.pool.constant(64, offset as u64 as u128);
                 Value::Sym(self.pool.add(e, k))
             }
@@ -547,6 +547,19 @@ impl<'m> Executor<'m> {
                     self.value_of(e)
                 }
             };
+        }
+        if let Value::Sym(e) = acc {
+            let origin = match b {
+                Value::Int(x) => st.memory.find(x as u64).map(|id| st.memory.object(id).base),
+                Value::Sym(from) => self.provenance.get(&from).copied().flatten(),
+                _ => None,
+            };
+            if let Some(origin) = origin {
+                let known = self.provenance.entry(e).or_insert(Some(origin));
+                if *known != Some(origin) {
+                    *known = None;
+                }
+            }
         }
         acc
     }

@@ -109,10 +109,18 @@ pub fn revisions(dir: &Path) -> Vec<PathBuf> {
 /// Each revision built natively, as its author would build it: clang 19 at
 /// -O0, nothing of psychic linked in.
 pub fn build_all(revisions: &[PathBuf], dir: &Path) -> Vec<PathBuf> {
+    build_all_with(revisions, dir, &[])
+}
+
+/// [`build_all`] with more clang flags (`-fsanitize=address`, where the truth
+/// must be what psychic's replay build does on out-of-bounds accesses).
+pub fn build_all_with(revisions: &[PathBuf], dir: &Path, flags: &[String]) -> Vec<PathBuf> {
     par_map(&revisions.iter().enumerate().collect::<Vec<_>>(), |(i, src)| {
         let bin = dir.join(format!("rev{i}"));
         let out = Command::new(toolchain().clang())
-            .args(["-O0", "-w", "-o"])
+            .args(["-O0", "-w"])
+            .args(flags)
+            .arg("-o")
             .arg(&bin)
             .arg(src)
             .output()
