@@ -11,7 +11,8 @@
 
 use crate::exec::printf::{self, Piece, Spec};
 use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination};
-use crate::expr::{ExprId, ExprPool};
+use crate::expr::fold::mask;
+use crate::expr::{BinOp, ExprId, ExprPool, Node};
 
 use super::confirm::OutputSelection;
 
@@ -96,18 +97,21 @@ fn atoms<'a>(pool: &mut ExprPool, p: &'a HaltedPath, stream: Stream) -> Vec<Atom
                             let (used, more) = rest.split_at(n.min(rest.len()));
                             rest = more;
                             // A plain `%c` prints the low byte of its argument (`%lc` a
-                            // wide character, which may take several).
+                            // wide character, which may take several); a `%s` without
+                            // width or precision its bytes as they are (a number that
+                            // `sprintf` spelled lines up with a `%d` of it).
                             let plain_char = Spec { int_bits: 32, conv: b'c', ..Spec::default() };
-                            out.push(match used {
+                            let plain_str = Spec { int_bits: 32, conv: b's', ..Spec::default() };
+                            match used {
                                 [FmtArg::Scalar(e)] if spec == plain_char => {
                                     let b = pool.extract(*e, 0, 8);
-                                    match pool.as_const(b) {
-                                        Some(c) => Atom::Byte(c as u8),
-                                        None => Atom::Sym(b),
-                                    }
+                                    out.push(byte_atom(pool, b));
                                 }
-                                _ => Atom::Conv(spec, used),
-                            });
+                                [FmtArg::Str(bytes)] if spec == plain_str => {
+                                    out.extend(bytes.iter().map(|&b| byte_atom(pool, b)))
+                                }
+                                _ => out.push(Atom::Conv(spec, used)),
+                            }
                         }
                     }
                 }
@@ -116,6 +120,13 @@ fn atoms<'a>(pool: &mut ExprPool, p: &'a HaltedPath, stream: Stream) -> Vec<Atom
         }
     }
     out
+}
+
+fn byte_atom<'a>(pool: &ExprPool, b: ExprId) -> Atom<'a> {
+    match pool.as_const(b) {
+        Some(c) => Atom::Byte(c as u8),
+        None => Atom::Sym(b),
+    }
 }
 
 /// The condition under which two streams print different bytes. Conversions
@@ -245,16 +256,22 @@ fn spelled(
     }
     // Every byte of the run is a digit, the number they spell is the value,
     // and glibc prints no leading zeros and no `-0`.
-    let mut same = pool.true_();
-    let mut number = pool.constant(128, 0);
-    let base = pool.constant(128, radix);
-    for a in &text[sign..len] {
-        let b = byte_expr(pool, a);
-        let (ok, value) = digit(pool, b, radix, letters);
-        same = pool.bool_and(same, ok);
-        let shifted = pool.mul(number, base);
-        number = pool.add(shifted, value);
-    }
+    let (mut same, mut number) = match sprintf_digits(pool, &text[sign..len], radix) {
+        Some(spelled) => spelled,
+        None => {
+            let mut same = pool.true_();
+            let mut number = pool.constant(128, 0);
+            let base = pool.constant(128, radix);
+            for a in &text[sign..len] {
+                let b = byte_expr(pool, a);
+                let (ok, value) = digit(pool, b, radix, letters);
+                same = pool.bool_and(same, ok);
+                let shifted = pool.mul(number, base);
+                number = pool.add(shifted, value);
+            }
+            (same, number)
+        }
+    };
     if sign == 1 || len - sign > 1 {
         let first = byte_expr(pool, &text[sign]);
         let zero = pool.constant(8, u128::from(b'0'));
@@ -274,6 +291,53 @@ fn spelled(
     let equal = pool.eq(wide, number);
     same = pool.bool_and(same, equal);
     Some((pool.bool_not(same), len))
+}
+
+/// Decimal digits that `sprintf` wrote for a symbolic magnitude `m`
+/// (`printf::digit_byte`): that they are digits, and the number they spell,
+/// `m` itself, at 128 bits. Spelling the number back from its digits costs
+/// the solver an identity over a chain of divisions (seconds per query, or
+/// a timeout), where comparing `m` is one linear term.
+fn sprintf_digits(pool: &mut ExprPool, run: &[Atom], radix: u128) -> Option<(ExprId, ExprId)> {
+    let k = u32::try_from(run.len()).ok()?;
+    let Some(Atom::Sym(units)) = run.last() else { return None };
+    if radix != 10 {
+        return None;
+    }
+    // The units digit is '0' + (m % 10): find the remainder, then check every
+    // digit against the one `digit_byte` builds from its dividend.
+    let mut todo = vec![*units];
+    let mut found = None;
+    for _ in 0..16 {
+        let Some(e) = todo.pop() else { break };
+        match *pool.node(e) {
+            Node::Bin { op: BinOp::URem, lhs, rhs } if pool.as_const(rhs) == Some(10) => {
+                found = Some(lhs);
+                break;
+            }
+            ref n => todo.extend(n.children()),
+        }
+    }
+    let m = found?;
+    let w = pool.width(m);
+    if w > 128 || 10u128.checked_pow(k).is_none() {
+        return None;
+    }
+    for (i, a) in run.iter().enumerate() {
+        let Atom::Sym(b) = a else { return None };
+        if printf::digit_byte(pool, m, 10, k - 1 - i as u32, false) != *b {
+            return None;
+        }
+    }
+    // Exactly k digits: m below 10^k (at m's width: the magnitude is unsigned).
+    let all_digits = match 10u128.checked_pow(k).filter(|&p| p <= mask(w)) {
+        Some(p) => {
+            let hi = pool.constant(w, p);
+            pool.ult(m, hi)
+        }
+        None => pool.true_(),
+    };
+    Some((all_digits, if w == 128 { m } else { pool.zext(m, 128) }))
 }
 
 /// Whether the byte `b` is a digit in `radix` (hexadecimal letters from

@@ -9,6 +9,8 @@
 //! one implementation of the layout: generic over the byte type, it also
 //! renders `sprintf`'s symbolic text, with digits as expressions (stdio.rs).
 
+use crate::expr::{ExprId, ExprPool};
+
 /// A parsed piece of a format string.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Piece {
@@ -432,6 +434,38 @@ fn strip_zeros(t: &str) -> String {
     };
     let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
     format!("{mant}{exp}")
+}
+
+/// The ASCII digit `j` places from the right of the magnitude `m` in `base`,
+/// as `sprintf` writes it into memory; the differentiator rebuilds it to
+/// recognise the number such bytes spell.
+pub fn digit_byte(pool: &mut ExprPool, m: ExprId, base: u128, j: u32, upper: bool) -> ExprId {
+    let w = pool.width(m);
+    let d = if base == 10 {
+        let q = if j == 0 {
+            m
+        } else {
+            let p = pool.constant(w, 10u128.pow(j));
+            pool.udiv(m, p)
+        };
+        let ten = pool.constant(w, 10);
+        let r = pool.urem(q, ten);
+        pool.extract(r, 0, 8)
+    } else {
+        let bits = if base == 16 { 4 } else { 3 };
+        let d = pool.extract(m, bits * j, bits.min(w - bits * j));
+        pool.zext(d, 8)
+    };
+    let zero = pool.constant(8, u128::from(b'0'));
+    let dec = pool.add(d, zero);
+    if base != 16 {
+        return dec;
+    }
+    let letter = pool.constant(8, u128::from(if upper { b'A' } else { b'a' }) - 10);
+    let hex = pool.add(d, letter);
+    let ten = pool.constant(8, 10);
+    let is_dec = pool.ult(d, ten);
+    pool.ite(is_dec, dec, hex)
 }
 
 #[cfg(test)]

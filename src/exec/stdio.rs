@@ -317,41 +317,11 @@ impl Executor<'_> {
         let digits = (0..k)
             .rev()
             .map(|j| {
-                let d = self.digit(m, base, j, upper);
+                let d = printf::digit_byte(&mut self.pool, m, base, j, upper);
                 to_byte(&self.pool, d)
             })
             .collect();
         Ok(Val::Digits { negative, digits, zero: magnitude == 0 })
-    }
-
-    /// The ASCII digit `j` places from the right of `m` in `base`.
-    fn digit(&mut self, m: ExprId, base: u128, j: u32, upper: bool) -> ExprId {
-        let w = self.pool.width(m);
-        let d = if base == 10 {
-            let q = if j == 0 {
-                m
-            } else {
-                let p = self.pool.constant(w, 10u128.pow(j));
-                self.pool.udiv(m, p)
-            };
-            let ten = self.pool.constant(w, 10);
-            let r = self.pool.urem(q, ten);
-            self.pool.extract(r, 0, 8)
-        } else {
-            let bits = if base == 16 { 4 } else { 3 };
-            let d = self.pool.extract(m, bits * j, bits.min(w - bits * j));
-            self.pool.zext(d, 8)
-        };
-        let zero = self.pool.constant(8, u128::from(b'0'));
-        let dec = self.pool.add(d, zero);
-        if base != 16 {
-            return dec;
-        }
-        let letter = self.pool.constant(8, u128::from(if upper { b'A' } else { b'a' }) - 10);
-        let hex = self.pool.add(d, letter);
-        let ten = self.pool.constant(8, 10);
-        let is_dec = self.pool.ult(d, ten);
-        self.pool.ite(is_dec, dec, hex)
     }
 
     /// Where a string's text ends: its first byte that is 0 on this path.
