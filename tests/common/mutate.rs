@@ -7,9 +7,10 @@
 //! helper name with different bodies), `for` step changes and widened parameters.
 //!
 //! The base programs keep the mutants free of undefined behaviour that could make
-//! two builds of one revision disagree: every array index is masked, every loop
-//! is bounded by its header (which mutations only change in ways that keep it
-//! bounded), and every variable is initialized where it is declared. A division
+//! two builds of one revision disagree: every array index is masked or is the
+//! counter of a loop whose header mutations leave alone, every loop is bounded
+//! by its header (which mutations only change in ways that keep it bounded),
+//! and every variable is initialized where it is declared. A division
 //! by zero a mutant introduces crashes deterministically, which is behaviour too.
 //!
 //! Reuse: `candidates` lists single mutations of any source; `patch_set` draws a
@@ -401,9 +402,12 @@ impl<'s> Collector<'s> {
                 self.params.push((n.start_byte(), first));
             }
             "for_statement" => {
+                // A changed start or bound of a loop that indexes an array by
+                // its counter (`in[i]`) would read past the array.
+                let frozen = ctx.frozen || indexes_by_counter(self.src, n);
                 for f in ["initializer", "condition", "update"] {
                     if let Some(h) = n.child_by_field_name(f) {
-                        self.walk(h, Context { header: true, ..ctx });
+                        self.walk(h, Context { header: true, frozen, ..ctx });
                         if f == "update" {
                             self.loop_step(h);
                         }
@@ -598,6 +602,30 @@ impl<'s> Collector<'s> {
                 self.replace(Kind::WidenParameter, ty, "long long".into());
             }
         }
+    }
+}
+
+/// The body of loop `f` indexes an array by a bare identifier its condition
+/// mentions.
+fn indexes_by_counter(src: &str, f: Node) -> bool {
+    let (Some(cond), Some(body)) = (f.child_by_field_name("condition"), f.child_by_field_name("body")) else {
+        return false;
+    };
+    let mut subscripts = Vec::new();
+    descendants(body, "subscript_expression", &mut subscripts);
+    subscripts
+        .iter()
+        .filter_map(|s| s.child_by_field_name("index"))
+        .any(|i| i.kind() == "identifier" && mentions(src, cond, &src[i.byte_range()]))
+}
+
+/// Every descendant of `n` of kind `kind`, in source order.
+fn descendants<'t>(n: Node<'t>, kind: &str, out: &mut Vec<Node<'t>>) {
+    if n.kind() == kind {
+        out.push(n);
+    }
+    for k in kids(n) {
+        descendants(k, kind, out);
     }
 }
 
