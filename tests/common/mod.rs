@@ -53,10 +53,11 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Writes `text` to `path` and builds it natively; the binary's path, or the
+/// Writes `text` to `path` (bytes that are not UTF-8 as they were read, see
+/// [`unify::decode`]) and builds it natively; the binary's path, or the
 /// compiler's diagnostics.
 pub fn build(tc: &Toolchain, path: &Path, text: &str) -> Result<PathBuf, String> {
-    std::fs::write(path, text).map_err(|e| e.to_string())?;
+    std::fs::write(path, unify::encode(text)).map_err(|e| e.to_string())?;
     let bin = path.with_extension("bin");
     tc.native(path, &bin, &NativeOptions::default()).map_err(|e| e.to_string())?;
     Ok(bin)

@@ -5,6 +5,9 @@
 //! exercise type conversions), deleted statements, added guards, changed
 //! conditions and returns, added helper functions (two revisions may add the same
 //! helper name with different bodies), `for` step changes and widened parameters.
+//! Shapes ([`Shape`], [`shaped_patch_set`]) then write each revision, the
+//! original too, as real code is written: `main`'s signatures and endings, K&R
+//! definitions, loop macros, bytes that are not UTF-8.
 //!
 //! The base programs keep the mutants free of undefined behaviour that could make
 //! two builds of one revision disagree: every array index is masked or is the
@@ -285,7 +288,11 @@ impl Mutation {
 
 /// `source` with `mutations` (non-overlapping) applied.
 pub fn apply(source: &str, mutations: &[&Mutation]) -> String {
-    let mut edits: Vec<&Edit> = mutations.iter().flat_map(|m| &m.edits).collect();
+    edit(source, mutations.iter().flat_map(|m| &m.edits).collect())
+}
+
+/// `source` with `edits` (non-overlapping) applied.
+fn edit(source: &str, mut edits: Vec<&Edit>) -> String {
     edits.sort_by_key(|e| (e.range.start, e.range.end));
     let mut out = String::new();
     let mut last = 0;
@@ -666,6 +673,413 @@ pub fn patch_set(source: &str, seed: u64) -> Vec<String> {
         revs.push(apply(source, &chosen));
     }
     revs
+}
+
+/// A way real C code is written that the bases are not: student and contest
+/// code mixes them freely, so two revisions of one program often differ in
+/// shape alone, which the unifier must tell from a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Shape {
+    /// `int main()`.
+    MainEmpty,
+    /// `int main(int argc, char **argv)`.
+    MainArgv,
+    /// `int main(int argc, char *argv[])`.
+    MainArgvArray,
+    /// `int main(argc, argv) int argc; char **argv; {`.
+    MainKnR,
+    /// `void main(void)`, whose every `return e;` is `exit(e);`: a `void main`
+    /// that returns leaves whatever its last call put in the return register as
+    /// the exit status, which no other build can reproduce.
+    VoidMain,
+    /// `main` whose final `return 0;` is dropped: it falls off its end.
+    FallsOff,
+    /// `main` whose final `return e;` is `if (e) return e;`: the 0 is implicit.
+    ImplicitZero,
+    /// A helper defined K&R style: `static int f(a, b) int a; int b; {`.
+    KnR,
+    /// A `for` loop written with a statement-like macro (`REP`, `rep`, `forn`,
+    /// `FOR`) defined after the includes.
+    LoopMacro,
+    /// Latin-1, cp1252 and stray UTF-8 lead bytes in a comment.
+    RawComment,
+    /// The same in a `printf` format.
+    RawString,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 11] = [
+        Shape::MainEmpty,
+        Shape::MainArgv,
+        Shape::MainArgvArray,
+        Shape::MainKnR,
+        Shape::VoidMain,
+        Shape::FallsOff,
+        Shape::ImplicitZero,
+        Shape::KnR,
+        Shape::LoopMacro,
+        Shape::RawComment,
+        Shape::RawString,
+    ];
+}
+
+/// The warnings clang gives for the shapes themselves (`void main`, K&R
+/// definitions, bytes that are not UTF-8 in a string): revisions and meta
+/// programs of shaped sets are built with these off. No mutation makes them.
+pub const SHAPE_WARNINGS: [&str; 3] =
+    ["-Wno-main-return-type", "-Wno-deprecated-non-prototype", "-Wno-invalid-source-encoding"];
+
+/// Words with bytes that are not UTF-8 (Latin-1, cp1252 quotes, a UTF-8
+/// lead byte without its tail), one mixed with proper UTF-8, as real sources
+/// written in old editors have them.
+const RAW_WORDS: [&[u8]; 7] = [
+    b"r\xe9sultat",
+    b"Gr\xfc\xdfe",
+    b"\xa9 2009 Ren\xe9",
+    b"temp\xe9rature en \xb0C",
+    b"\x93cp1252\x94",
+    b"\xbfqu\xe9 tal?",
+    b"d\xc3\xa9j\xc3\xa0 vu, d\xe9j\xe0 \xc3 vu",
+];
+
+/// [`patch_set`] with every revision, the original too, drawn into real-code
+/// shapes: the texts and the shapes of each.
+pub fn shaped_patch_set(source: &str, seed: u64) -> Vec<(String, Vec<Shape>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x54a9e);
+    patch_set(source, seed).iter().map(|text| reshape(text, &mut rng)).collect()
+}
+
+/// `text` in some real-code shapes, each drawn at random; the macro last,
+/// since the grammar cannot read a loop written with one.
+fn reshape(text: &str, rng: &mut ChaCha8Rng) -> (String, Vec<Shape>) {
+    let mut text = text.to_string();
+    let mut shapes = Vec::new();
+    let mut take = |shape: Option<(String, Shape)>, text: &mut String| {
+        if let Some((t, s)) = shape {
+            *text = t;
+            shapes.push(s);
+        }
+    };
+    let mut void = false;
+    if rng.random_bool(0.35) {
+        let shape =
+            *[Shape::MainEmpty, Shape::MainArgv, Shape::MainArgvArray, Shape::MainKnR, Shape::VoidMain]
+                .choose(rng)
+                .unwrap();
+        void = shape == Shape::VoidMain;
+        take(main_signature(&text, shape), &mut text);
+    }
+    if !void && rng.random_bool(0.3) {
+        take(implicit_return(&text), &mut text);
+    }
+    if rng.random_bool(0.25) {
+        take(knr(&text, rng), &mut text);
+    }
+    if rng.random_bool(0.25) {
+        take(raw_comment(&text, rng), &mut text);
+    }
+    if rng.random_bool(0.2) {
+        take(raw_string(&text, rng), &mut text);
+    }
+    if rng.random_bool(0.3) {
+        take(loop_macro(&text, rng), &mut text);
+    }
+    (text, shapes)
+}
+
+/// The function declarator of a definition, under any pointer declarators.
+fn function_declarator(def: Node) -> Option<Node> {
+    let mut d = def.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d.child_by_field_name("declarator")?;
+    }
+    Some(d)
+}
+
+/// The file-scope function definitions of `tree`, with their names.
+fn functions<'t>(src: &str, tree: &'t tree_sitter::Tree) -> Vec<(Node<'t>, String)> {
+    kids(tree.root_node())
+        .into_iter()
+        .filter(|n| n.kind() == "function_definition")
+        .filter_map(|def| {
+            let name = function_declarator(def)?.child_by_field_name("declarator")?;
+            Some((def, src[name.byte_range()].to_string()))
+        })
+        .collect()
+}
+
+fn main_of<'t>(src: &str, tree: &'t tree_sitter::Tree) -> Option<Node<'t>> {
+    functions(src, tree).into_iter().find(|(_, name)| name == "main").map(|(def, _)| def)
+}
+
+/// The value of a `return e;`.
+fn return_value(n: Node) -> Option<Node> {
+    kids(n).into_iter().find(|k| k.is_named() && k.kind() != "comment")
+}
+
+/// Where a new line after the includes goes.
+fn after_includes(tree: &tree_sitter::Tree) -> usize {
+    kids(tree.root_node())
+        .into_iter()
+        .filter(|n| n.kind() == "preproc_include")
+        .last()
+        .map_or(0, |n| n.end_byte())
+}
+
+fn main_signature(src: &str, shape: Shape) -> Option<(String, Shape)> {
+    let tree = parse(src);
+    let main = main_of(src, &tree)?;
+    let body = main.child_by_field_name("body")?;
+    let header = main.start_byte()..function_declarator(main)?.end_byte();
+    let signature = match shape {
+        Shape::MainEmpty => "int main()",
+        Shape::MainArgv => "int main(int argc, char **argv)",
+        Shape::MainArgvArray => "int main(int argc, char *argv[])",
+        Shape::MainKnR => {
+            let edits = [Edit {
+                range: main.start_byte()..body.start_byte(),
+                text: "int main(argc, argv)\n    int argc;\n    char **argv;\n".into(),
+            }];
+            return Some((edit(src, edits.iter().collect()), shape));
+        }
+        Shape::VoidMain => "void main(void)",
+        _ => unreachable!("{shape:?} is no signature of main"),
+    };
+    let mut edits = vec![Edit { range: header, text: signature.into() }];
+    if shape == Shape::VoidMain {
+        let mut returns = Vec::new();
+        descendants(body, "return_statement", &mut returns);
+        for r in returns {
+            let value = return_value(r).map_or("0", |v| &src[v.byte_range()]);
+            edits.push(Edit { range: r.byte_range(), text: format!("exit({value});") });
+        }
+        if !src.contains("#include <stdlib.h>") {
+            let at = after_includes(&tree);
+            edits.push(Edit { range: at..at, text: "#include <stdlib.h>\n".into() });
+        }
+    }
+    Some((edit(src, edits.iter().collect()), shape))
+}
+
+/// `main`'s final `return 0;` dropped, or its final `return e;` made
+/// `if (e) return e;` (every return value of the generator is free of side
+/// effects, so evaluating it twice changes nothing).
+fn implicit_return(src: &str) -> Option<(String, Shape)> {
+    let tree = parse(src);
+    let body = main_of(src, &tree)?.child_by_field_name("body")?;
+    let last = kids(body).into_iter().filter(|k| k.is_named() && k.kind() != "comment").last()?;
+    let value = return_value(last).filter(|_| last.kind() == "return_statement")?;
+    let e = &src[value.byte_range()];
+    let (range, text, shape) = if e == "0" {
+        // With its line, so no blank line stays.
+        let line = src[..last.start_byte()].trim_end_matches([' ', '\t']).trim_end_matches('\n').len();
+        (line..last.end_byte(), String::new(), Shape::FallsOff)
+    } else {
+        (last.byte_range(), format!("if ({e})\n        return {e};"), Shape::ImplicitZero)
+    };
+    Some((edit(src, vec![&Edit { range, text }]), shape))
+}
+
+/// A random helper (any function but `main`) with its parameters declared K&R
+/// style. clang converts the arguments of a call after such a definition to
+/// the parameters' types, as with a prototype, so no call changes meaning.
+fn knr(src: &str, rng: &mut ChaCha8Rng) -> Option<(String, Shape)> {
+    let tree = parse(src);
+    let helpers: Vec<(Node, Vec<Node>)> = functions(src, &tree)
+        .into_iter()
+        .filter(|(_, name)| name != "main")
+        .filter_map(|(def, _)| {
+            let params = function_declarator(def)?.child_by_field_name("parameters")?;
+            let ps: Vec<Node> =
+                kids(params).into_iter().filter(|p| p.kind() == "parameter_declaration").collect();
+            let named = ps.iter().all(|p| p.child_by_field_name("declarator").is_some());
+            (!ps.is_empty() && named).then_some((def, ps))
+        })
+        .collect();
+    let (def, params) = helpers.choose(rng)?;
+    let names: Vec<&str> = params
+        .iter()
+        .map(|p| {
+            let mut d = p.child_by_field_name("declarator").unwrap();
+            while let Some(inner) = d.child_by_field_name("declarator") {
+                d = inner;
+            }
+            &src[d.byte_range()]
+        })
+        .collect();
+    let declarations: String = params.iter().map(|p| format!("    {};\n", &src[p.byte_range()])).collect();
+    let list = function_declarator(*def)?.child_by_field_name("parameters")?;
+    let body = def.child_by_field_name("body")?;
+    let edits = [
+        Edit { range: list.byte_range(), text: format!("({})", names.join(", ")) },
+        Edit { range: list.end_byte()..body.start_byte(), text: format!("\n{declarations}") },
+    ];
+    Some((edit(src, edits.iter().collect()), Shape::KnR))
+}
+
+/// `RAW_WORDS` as a revision text holds them: as [`psychic::unify::decode`]
+/// reads the bytes (build writes them back as they were).
+fn raw_word(rng: &mut ChaCha8Rng) -> String {
+    psychic::unify::decode(RAW_WORDS.choose(rng).unwrap())
+}
+
+/// A comment with raw bytes at the top of the file or after a statement.
+fn raw_comment(src: &str, rng: &mut ChaCha8Rng) -> Option<(String, Shape)> {
+    let tree = parse(src);
+    let mut statements = Vec::new();
+    for kind in ["expression_statement", "return_statement", "declaration"] {
+        descendants(tree.root_node(), kind, &mut statements);
+    }
+    // Not a loop's initializer, and not at file scope, where a comment after
+    // a declaration would be no different from one at the top.
+    statements.retain(|s| s.parent().is_some_and(|p| p.kind() == "compound_statement"));
+    let word = raw_word(rng);
+    let edit_at = match statements.choose(rng).filter(|_| rng.random_bool(0.7)) {
+        Some(s) => Edit { range: s.end_byte()..s.end_byte(), text: format!(" /* {word} */") },
+        None => Edit { range: 0..0, text: format!("/* {word} */\n") },
+    };
+    Some((edit(src, vec![&edit_at]), Shape::RawComment))
+}
+
+/// Raw bytes at the start of a random `printf` format.
+fn raw_string(src: &str, rng: &mut ChaCha8Rng) -> Option<(String, Shape)> {
+    let tree = parse(src);
+    let mut calls = Vec::new();
+    descendants(tree.root_node(), "call_expression", &mut calls);
+    let formats: Vec<Node> = calls
+        .into_iter()
+        .filter(|c| c.child_by_field_name("function").is_some_and(|f| &src[f.byte_range()] == "printf"))
+        .filter_map(|c| c.child_by_field_name("arguments")?.named_child(0))
+        .filter(|a| a.kind() == "string_literal")
+        .collect();
+    let at = formats.choose(rng)?.start_byte() + 1;
+    let text = format!("{} ", raw_word(rng));
+    Some((edit(src, vec![&Edit { range: at..at, text }]), Shape::RawString))
+}
+
+/// A statement-like loop macro as contest code defines them.
+struct LoopMacro {
+    define: &'static str,
+    name: &'static str,
+    /// The loop declares its counter (`for (int i = ...`).
+    declares: bool,
+    compare: &'static str,
+    /// The start is a parameter; otherwise it is 0.
+    from: bool,
+}
+
+/// `FOR` twice, as contest code defines it either way: two revisions of one
+/// set may give one macro name different bodies.
+const LOOP_MACROS: [LoopMacro; 5] = [
+    LoopMacro {
+        define: "#define REP(i, n) for (int i = 0; i < (n); i++)",
+        name: "REP",
+        declares: true,
+        compare: "<",
+        from: false,
+    },
+    LoopMacro {
+        define: "#define rep(i, n) for (int i = 0; i < (n); ++i)",
+        name: "rep",
+        declares: true,
+        compare: "<",
+        from: false,
+    },
+    LoopMacro {
+        define: "#define forn(i, n) for (int i = 0; i < (int)(n); i++)",
+        name: "forn",
+        declares: true,
+        compare: "<",
+        from: false,
+    },
+    LoopMacro {
+        define: "#define FOR(i, a, b) for (int i = (a); i < (b); i++)",
+        name: "FOR",
+        declares: true,
+        compare: "<",
+        from: true,
+    },
+    LoopMacro {
+        define: "#define FOR(i, a, b) for (i = (a); i <= (b); i++)",
+        name: "FOR",
+        declares: false,
+        compare: "<=",
+        from: true,
+    },
+];
+
+/// A `for (int i = a; i < b; i++)` loop's parts: whether it declares `i`,
+/// `i`, `a`, the comparison, `b` and where its header ends.
+struct Counted<'s> {
+    declares: bool,
+    var: &'s str,
+    from: &'s str,
+    compare: &'s str,
+    to: &'s str,
+    header: Range<usize>,
+}
+
+fn counted<'s>(src: &'s str, f: Node) -> Option<Counted<'s>> {
+    let text = |n: Node| &src[n.byte_range()];
+    let init = f.child_by_field_name("initializer")?;
+    let (declares, var, from) = match init.kind() {
+        "declaration" if init.child_by_field_name("type").is_some_and(|t| text(t) == "int") => {
+            let [d] =
+                kids(init).into_iter().filter(|k| k.kind() == "init_declarator").collect::<Vec<_>>()[..]
+            else {
+                return None;
+            };
+            (true, d.child_by_field_name("declarator")?, d.child_by_field_name("value")?)
+        }
+        "assignment_expression" if text(init.child_by_field_name("operator")?) == "=" => {
+            (false, init.child_by_field_name("left")?, init.child_by_field_name("right")?)
+        }
+        _ => return None,
+    };
+    let cond = f.child_by_field_name("condition").filter(|c| c.kind() == "binary_expression")?;
+    let update = f.child_by_field_name("update").filter(|u| u.kind() == "update_expression")?;
+    let var_text = text(var);
+    let same = |n: Option<Node>| n.is_some_and(|n| n.kind() == "identifier" && text(n) == var_text);
+    if var.kind() != "identifier"
+        || !same(cond.child_by_field_name("left"))
+        || !same(update.child_by_field_name("argument"))
+        || !text(update).contains("++")
+    {
+        return None;
+    }
+    let close = kids(f).into_iter().filter(|k| k.kind() == ")").last()?;
+    Some(Counted {
+        declares,
+        var: var_text,
+        from: text(from),
+        compare: text(cond.child_by_field_name("operator")?),
+        to: text(cond.child_by_field_name("right")?),
+        header: f.start_byte()..close.end_byte(),
+    })
+}
+
+/// One counted loop written with a macro that means the same, the macro
+/// defined after the includes.
+fn loop_macro(src: &str, rng: &mut ChaCha8Rng) -> Option<(String, Shape)> {
+    let tree = parse(src);
+    let mut fors = Vec::new();
+    descendants(tree.root_node(), "for_statement", &mut fors);
+    let loops: Vec<Counted> = fors.into_iter().filter_map(|f| counted(src, f)).collect();
+    let fits = |m: &LoopMacro, l: &Counted| {
+        m.declares == l.declares && m.compare == l.compare && (m.from || l.from == "0")
+    };
+    let usable: Vec<&LoopMacro> = LOOP_MACROS.iter().filter(|m| loops.iter().any(|l| fits(m, l))).collect();
+    let m = usable.choose(rng)?;
+    let fitting: Vec<&Counted> = loops.iter().filter(|l| fits(m, l)).collect();
+    let l = fitting.choose(rng)?;
+    let args =
+        if m.from { format!("{}, {}, {}", l.var, l.from, l.to) } else { format!("{}, {}", l.var, l.to) };
+    let at = after_includes(&tree);
+    let edits = [
+        Edit { range: at..at, text: format!("{}\n", m.define) },
+        Edit { range: l.header.clone(), text: format!("{}({args})", m.name) },
+    ];
+    Some((edit(src, edits.iter().collect()), Shape::LoopMacro))
 }
 
 /// `n` tests for a program with `inputs`: all zeros first, then edge values,

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use psychic::ktest::{KTest, Object};
-use psychic::unify::SiteKind;
+use psychic::unify::{self, SiteKind};
 
-use crate::common::mutate::{self, BASES};
+use crate::common::mutate::{self, BASES, SHAPE_WARNINGS, Shape};
 use crate::common::{build, check_fidelity, par_map, sources, strict_toolchain, write_tests};
 
 /// A fixture directory: `orig.c`, `p1.c`, ... and `inputs.txt`.
@@ -67,9 +67,10 @@ pub fn fixture_dirs(group: &str) -> Vec<PathBuf> {
     dirs
 }
 
-/// Checks every fixture of `group`; returns the sites' kinds seen.
+/// Checks every fixture of `group`, built as the generated sets are (some
+/// fixtures have their real-code shapes); returns the sites' kinds seen.
 fn check_group(group: &str) -> BTreeMap<SiteKind, usize> {
-    let tc = strict_toolchain();
+    let tc = strict_toolchain().with_flags(SHAPE_WARNINGS);
     let fixtures: Vec<Fixture> = fixture_dirs(group).iter().map(|d| fixture(d)).collect();
     assert!(!fixtures.is_empty());
     let results = par_map(&fixtures, |f| {
@@ -121,11 +122,13 @@ fn feature_fixtures_keep_revision_fidelity() {
     }
 }
 
-/// One generated patch set, with the binaries of its revisions.
+/// One generated patch set.
 struct Generated {
     name: String,
     base: usize,
     revisions: Vec<String>,
+    /// The real-code shapes of each revision.
+    shapes: Vec<Vec<Shape>>,
 }
 
 #[test]
@@ -134,22 +137,23 @@ fn generated_patch_sets_keep_revision_fidelity() {
     const CANDIDATES: u64 = 330;
     const TESTS_PER_SET: usize = 6;
     let started = Instant::now();
-    let tc = strict_toolchain();
+    let tc = strict_toolchain().with_flags(SHAPE_WARNINGS);
     let work = tempfile::tempdir().unwrap();
     let sets: Vec<Generated> = (0..CANDIDATES)
         .map(|seed| {
             let base = (seed as usize) % BASES.len();
-            Generated {
-                name: format!("{}-{seed}", BASES[base].name),
-                base,
-                revisions: mutate::patch_set(BASES[base].source, seed),
-            }
+            let (revisions, shapes) = mutate::shaped_patch_set(BASES[base].source, seed).into_iter().unzip();
+            Generated { name: format!("{}-{seed}", BASES[base].name), base, revisions, shapes }
         })
         .collect();
     // Every distinct revision text is built once; a mutant that does not build
-    // warning-free is dropped.
-    let mut texts: Vec<(usize, String)> =
-        sets.iter().flat_map(|s| s.revisions.iter().map(|t| (s.base, t.clone()))).collect();
+    // warning-free is dropped. The bases are built too, whatever shape the
+    // originals of the sets take.
+    let mut texts: Vec<(usize, String)> = sets
+        .iter()
+        .flat_map(|s| s.revisions.iter().map(|t| (s.base, t.clone())))
+        .chain(BASES.iter().enumerate().map(|(b, base)| (b, base.source.to_string())))
+        .collect();
     texts.sort();
     texts.dedup();
     let built = par_map(&texts, |(base, text)| {
@@ -187,19 +191,23 @@ fn generated_patch_sets_keep_revision_fidelity() {
         let seed: u64 = set.name.rsplit('-').next().unwrap().parse().unwrap();
         let tests = write_tests(dir.path(), &mutate::inputs(BASES[set.base].inputs, seed, TESTS_PER_SET));
         for (name, text) in &files {
-            std::fs::write(dir.path().join(name), text).unwrap();
+            std::fs::write(dir.path().join(name), unify::encode(text)).unwrap();
         }
         check_fidelity(&tc, dir.path(), &sources(&files), &own, &tests)
             .map_err(|e| format!("{}: {e} (kept in {})", set.name, dir.keep().display()))
     });
     let mut failures = Vec::new();
     let mut kinds: BTreeMap<SiteKind, usize> = BTreeMap::new();
+    let mut shapes: BTreeMap<Shape, usize> = BTreeMap::new();
     let (mut runs, mut revisions, mut renamed, mut wide) = (0, 0, 0, 0);
-    for (r, (_, keep)) in results.into_iter().zip(&valid) {
+    for (r, (set, keep)) in results.into_iter().zip(&valid) {
         match r {
             Ok((meta, n)) => {
                 runs += n;
                 revisions += keep.len();
+                for s in keep.iter().flat_map(|&k| &set.shapes[k]) {
+                    *shapes.entry(*s).or_default() += 1;
+                }
                 renamed += meta.renamed.len();
                 wide += meta.sites.iter().filter(|s| s.variants.len() >= 3).count();
                 for s in &meta.sites {
@@ -215,7 +223,7 @@ fn generated_patch_sets_keep_revision_fidelity() {
     assert!(failures.is_empty(), "{} of {WANTED} patch sets fail:\n{}", failures.len(), failures.join("\n"));
     eprintln!(
         "generated: {WANTED} patch sets, {revisions} revisions, {runs} runs compared, sites {kinds:?}, \
-         {renamed} renamed names, {wide} sites with 3+ variants, {:.1}s",
+         {renamed} renamed names, {wide} sites with 3+ variants, shapes {shapes:?}, {:.1}s",
         started.elapsed().as_secs_f64()
     );
     // The generator must reach every kind of site, renaming and N-way sites, or
@@ -231,4 +239,7 @@ fn generated_patch_sets_keep_revision_fidelity() {
         assert!(kinds.get(&k).is_some_and(|&n| n > 0), "no generated {k:?} site: {kinds:?}");
     }
     assert!(renamed > 0 && wide > 0, "no renamed names ({renamed}) or 3-variant sites ({wide})");
+    for s in Shape::ALL {
+        assert!(shapes.contains_key(&s), "no generated revision has the shape {s:?}: {shapes:?}");
+    }
 }
