@@ -59,8 +59,20 @@ pub(crate) fn print(ctx: &Ctx, file: &FileMerge, header: &str, revisions: usize)
             }
             TopEntry::Prototype(e) => {
                 let r = &ctx.revs[e.rev];
-                let body = e.node.child_by_field_name("body").map_or(e.node.end_byte(), |b| b.start_byte());
-                let sig = r.src(e.node.start_byte()..body).trim_end();
+                let sig = match knr_parameters(e.node) {
+                    // A K&R definition's identifier list and parameter
+                    // declarations make no declaration: `int f();` does.
+                    Some((params, end)) => format!(
+                        "{}(){}",
+                        r.src(e.node.start_byte()..params.start_byte()),
+                        r.src(params.end_byte()..end)
+                    ),
+                    None => {
+                        let body =
+                            e.node.child_by_field_name("body").map_or(e.node.end_byte(), |b| b.start_byte());
+                        r.src(e.node.start_byte()..body).trim_end().to_string()
+                    }
+                };
                 p.put(
                     &format!("{sig}; /* moved by some revisions; defined below */"),
                     &[(e.rev, r.line(e.start))],
@@ -496,4 +508,21 @@ impl Printer<'_, '_> {
         }
         self.finish(id, start, variants);
     }
+}
+
+/// A K&R function definition's parameter list (its identifiers), and where
+/// its declarator ends.
+fn knr_parameters(def: tree_sitter::Node) -> Option<(tree_sitter::Node, usize)> {
+    let declarator = def.child_by_field_name("declarator")?;
+    if !def.named_children(&mut def.walk()).any(|c| c.kind() == "declaration") {
+        return None;
+    }
+    let mut d = Some(declarator);
+    while let Some(n) = d {
+        if n.kind() == "function_declarator" {
+            return Some((n.child_by_field_name("parameters")?, declarator.end_byte()));
+        }
+        d = n.child_by_field_name("declarator");
+    }
+    None
 }

@@ -124,8 +124,13 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
         parse::check_syntax(&r.name, &r.text, &r.tree)?;
     }
     let mut definers: BTreeMap<Name, BTreeSet<usize>> = BTreeMap::new();
+    // Renaming changes no item's place: the alignment of file-scope items
+    // pairs them by the keys they had before (`toplevel::merge_file`).
+    let mut anchors: Vec<Vec<String>> = Vec::with_capacity(plain.len());
     for r in &plain {
-        for it in toplevel::items(r).0 {
+        let items = toplevel::items(r).0;
+        anchors.push(items.iter().map(|it| it.key.clone()).collect());
+        for it in items {
             for (name, _) in it.names {
                 definers.entry(name).or_default().insert(r.index);
             }
@@ -158,7 +163,7 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
         } else {
             BTreeMap::new()
         };
-        match toplevel::merge_file(&ctx, &items, trailer, &mains) {
+        match toplevel::merge_file(&ctx, &items, &anchors, trailer, &mains) {
             Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers)),
             Err(FileError::Fatal(e)) => return Err(e),
             Err(FileError::Unmergeable(names)) => {

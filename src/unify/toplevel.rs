@@ -215,33 +215,62 @@ enum SlotState {
     Dropped,
 }
 
+/// Of `slots` (one item's slots), one that the others can join without
+/// reordering any revision's items: their revisions are not in it and have no
+/// item in the slots between.
+fn joinable(states: &[SlotState], slots: &[usize]) -> Option<usize> {
+    let revs = |s: usize| match &states[s] {
+        SlotState::Normal(ms) => ms.iter().map(|m| m.0).collect(),
+        _ => Vec::new(),
+    };
+    slots.iter().copied().find(|&keep| {
+        let kept = revs(keep);
+        slots.iter().filter(|&&o| o != keep).all(|&o| {
+            let between = o.min(keep) + 1..o.max(keep);
+            revs(o).iter().all(|r| !kept.contains(r) && between.clone().all(|s| !revs(s).contains(r)))
+        })
+    })
+}
+
 /// Aligns the file-scope items of every revision by key and merges each slot.
+/// `anchors`: each item's key before renaming, which the alignment pairs
+/// items by, so that a renamed item keeps the place of the one it renames.
 /// `mains`: the names `main` has per revision, if it had to be renamed.
 pub(crate) fn merge_file<'t>(
     ctx: &Ctx<'t>,
     items: &[Vec<TopItem<'t>>],
+    anchors: &[Vec<String>],
     trailer: Option<Range<usize>>,
     mains: &BTreeMap<usize, String>,
 ) -> Result<FileMerge<'t>, FileError> {
     let n = items.len();
     let keys: Vec<Vec<Keys>> = items
         .iter()
-        .map(|its| {
+        .zip(anchors)
+        .map(|(its, anchors)| {
             its.iter()
-                .map(|it| {
-                    let k = hash_of(&it.key);
-                    Keys { key: k, kind: k }
+                .enumerate()
+                .map(|(i, it)| Keys {
+                    key: hash_of(&it.key),
+                    kind: hash_of(anchors.get(i).unwrap_or(&it.key)),
                 })
                 .collect()
         })
         .collect();
-    let mut states: Vec<SlotState> = align(&keys)
-        .into_iter()
-        .map(|slot| {
-            SlotState::Normal(slot.iter().enumerate().filter_map(|(r, m)| m.map(|i| (r, i))).collect())
-        })
-        .collect();
     let item = |(r, i): (usize, usize)| &items[r][i];
+    let mut states: Vec<SlotState> = Vec::new();
+    for slot in align(&keys) {
+        // Items paired by their old key whose new keys differ (a definition
+        // and its renamed variant) take a slot each, in that place.
+        let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
+        for m in slot.iter().enumerate().filter_map(|(r, m)| m.map(|i| (r, i))) {
+            match groups.iter_mut().find(|g| item(g[0]).key == item(m).key) {
+                Some(g) => g.push(m),
+                None => groups.push(vec![m]),
+            }
+        }
+        states.extend(groups.into_iter().map(SlotState::Normal));
+    }
     // Items some revisions place elsewhere land in two slots.
     let mut by_key: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (s, state) in states.iter().enumerate() {
@@ -256,6 +285,12 @@ pub(crate) fn merge_file<'t>(
             ItemKind::Function => (*slots.last().expect("two or more"), slots[..slots.len() - 1].to_vec()),
             ItemKind::Include { .. } => (slots[0], slots[1..].to_vec()),
             _ if key.starts_with("proto ") => continue,
+            // The alignment put one item in two slots (an insertion in one
+            // revision next to a renamed item in another), but no revision's
+            // order stands between them: one slot takes them all.
+            _ if let Some(keep) = joinable(&states, &slots) => {
+                (keep, slots.iter().copied().filter(|&s| s != keep).collect())
+            }
             _ => {
                 let SlotState::Normal(ms) = &states[slots[1]] else { unreachable!() };
                 let (r, i) = ms[0];

@@ -821,8 +821,8 @@ fn return_value(n: Node) -> Option<Node> {
 fn after_includes(tree: &tree_sitter::Tree) -> usize {
     kids(tree.root_node())
         .into_iter()
-        .filter(|n| n.kind() == "preproc_include")
-        .last()
+        .rev()
+        .find(|n| n.kind() == "preproc_include")
         .map_or(0, |n| n.end_byte())
 }
 
@@ -867,7 +867,7 @@ fn main_signature(src: &str, shape: Shape) -> Option<(String, Shape)> {
 fn implicit_return(src: &str) -> Option<(String, Shape)> {
     let tree = parse(src);
     let body = main_of(src, &tree)?.child_by_field_name("body")?;
-    let last = kids(body).into_iter().filter(|k| k.is_named() && k.kind() != "comment").last()?;
+    let last = kids(body).into_iter().rev().find(|k| k.is_named() && k.kind() != "comment")?;
     let value = return_value(last).filter(|_| last.kind() == "return_statement")?;
     let e = &src[value.byte_range()];
     let (range, text, shape) = if e == "0" {
@@ -1047,7 +1047,7 @@ fn counted<'s>(src: &'s str, f: Node) -> Option<Counted<'s>> {
     {
         return None;
     }
-    let close = kids(f).into_iter().filter(|k| k.kind() == ")").last()?;
+    let close = kids(f).into_iter().rev().find(|k| k.kind() == ")")?;
     Some(Counted {
         declares,
         var: var_text,
