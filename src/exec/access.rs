@@ -7,11 +7,16 @@ use crate::expr::ExprId;
 use crate::expr::fold::mask;
 use crate::ir::{TyId, TypeKind};
 
+use super::coverage::ApproxKind;
 use super::memory::{NULL_PAGE, ObjId, byte_expr, to_byte};
 use super::state::{ErrorKind, ExecutionState};
 use super::value::{self, Byte, Value};
 
 use super::executor::{Executor, MAX_RESOLVE, Place, Res, Stop};
+
+/// The least redzone AddressSanitizer puts around a stack, heap or global
+/// object (the heap's left redzone): an access this close is reported.
+const REDZONE: u64 = 16;
 
 impl<'m> Executor<'m> {
     /// Resolves a pointer for an access of `size` bytes.
@@ -98,11 +103,33 @@ impl<'m> Executor<'m> {
             "out of bound pointer: an access of {size} bytes may leave the object of {osize} bytes its \
              address was computed from"
         );
-        if !self.may(st, inb)? {
-            st.constraints.push(out);
+        // Within a redzone of the object ASan reports the access, as the
+        // engine does; farther out it may land in another object unseen.
+        let near = self.in_bounds(e, base.saturating_sub(REDZONE), osize + 2 * REDZONE, size);
+        let far = self.pool.bool_not(near);
+        let (near, far) = (self.pool.bool_and(out, near), self.pool.bool_and(out, far));
+        let (may_in, may_near) = (self.may(st, inb)?, self.may(st, near)?);
+        if self.may(st, far)? {
+            let far_path = |ex: &mut Self, bad: &mut ExecutionState| {
+                bad.constraints.push(far);
+                let what = format!("an access more than {REDZONE} bytes outside an object of {osize} bytes");
+                ex.approximate(bad, ApproxKind::Undefined, what);
+                ex.error_termination(bad, ErrorKind::Ptr, msg.clone())
+            };
+            if !may_in && !may_near {
+                return Err(Stop::Halt(Box::new(far_path(self, st))));
+            }
+            let mut bad = st.clone();
+            let t = far_path(self, &mut bad);
+            self.halt_forked(bad, t);
+        }
+        if !may_in {
+            st.constraints.push(near);
             return Err(self.error(st, ErrorKind::Ptr, msg));
         }
-        self.fork_errors(st, vec![(out, msg)]);
+        if may_near {
+            self.fork_errors(st, vec![(near, msg)]);
+        }
         st.constraints.push(inb);
         self.place_in(st, e, id, write)
     }

@@ -41,6 +41,11 @@ pub enum ApproxKind {
     /// The path read memory it never wrote: natively garbage, which the
     /// engine takes as 0.
     Uninitialised,
+    /// An access far outside the object its address was computed from,
+    /// beyond the redzones AddressSanitizer guards: natively it lands
+    /// wherever the binary's layout puts it, so what follows is not known;
+    /// the path ends as an out-of-bounds error.
+    Undefined,
 }
 
 impl ApproxKind {
@@ -55,6 +60,7 @@ impl ApproxKind {
             ApproxKind::Budget => "budget",
             ApproxKind::Internal => "internal",
             ApproxKind::Uninitialised => "uninitialised",
+            ApproxKind::Undefined => "undefined",
         }
     }
 
@@ -68,6 +74,7 @@ impl ApproxKind {
                 | ApproxKind::Unsupported
                 | ApproxKind::Solver
                 | ApproxKind::Internal
+                | ApproxKind::Undefined
         )
     }
 
