@@ -145,6 +145,10 @@ fn every_error_kind_is_reported_with_its_location() {
         ("oob", "int a[4] = {0}; if (x > 0 && x < 10) return a[x + 3]; return 0;", ErrorKind::Ptr),
         ("uaf", "int *p = malloc(8); *p = 1; free(p); if (x == 1) return *p; return 0;", ErrorKind::Ptr),
         ("double_free", "char *p = malloc(8); free(p); if (x == 2) free(p); return 0;", ErrorKind::Free),
+        // ASan aborts on a size over 1 TiB (x < 0 made unsigned) and on a
+        // calloc whose count times size overflows.
+        ("malloc_negative", "int *p = malloc(x * sizeof *p); return p != 0;", ErrorKind::Alloc),
+        ("calloc_overflow", "char *p = calloc(x, (size_t)1 << 20); return p != 0;", ErrorKind::Alloc),
         ("readonly", "char *s = \"abc\"; if (x == 5) s[0] = 'x'; return s[1];", ErrorKind::ReadOnly),
         ("div", "return 100 / (x - 7);", ErrorKind::Div),
         ("rem", "return 100 % x;", ErrorKind::Div),

@@ -352,5 +352,9 @@ fixtures! {
     strlen => "run/strlen.c",
     structs => "run/structs.c",
     switch => "run/switch.c",
+    sym_calloc => "run/sym_calloc.c",
+    sym_malloc => "run/sym_malloc.c",
+    sym_realloc => "run/sym_realloc.c",
+    sym_vla => "run/sym_vla.c",
     varargs => "run/varargs.c",
 }

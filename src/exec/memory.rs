@@ -44,6 +44,11 @@ pub struct ObjectState {
     pub size: u64,
     pub kind: ObjKind,
     pub readonly: bool,
+    /// The size, when an input decides it (`alloc.rs`): every
+    /// access must end within it. `size` is then a capacity the path proved
+    /// no larger, so that addresses past the size still find the object and
+    /// fail its bounds check.
+    pub sym_size: Option<ExprId>,
     bytes: Vec<u8>,
     /// Symbolic bytes, where any (`None` entries are the concrete byte).
     sym: Option<Box<[Option<ExprId>]>>,
@@ -57,7 +62,17 @@ pub struct ObjectState {
 
 impl ObjectState {
     fn new(base: u64, size: u64, kind: ObjKind, bytes: Vec<u8>) -> ObjectState {
-        ObjectState { base, size, kind, readonly: false, bytes, sym: None, array: None, uninit: None }
+        ObjectState {
+            base,
+            size,
+            kind,
+            readonly: false,
+            sym_size: None,
+            bytes,
+            sym: None,
+            array: None,
+            uninit: None,
+        }
     }
 
     /// Bytes `from..size` hold garbage natively until written. Objects over
@@ -77,6 +92,22 @@ impl ObjectState {
     pub fn reads_uninitialised(&self, off: u64, n: u64) -> bool {
         let Some(bits) = &self.uninit else { return false };
         (off..off.saturating_add(n).min(self.size)).any(|i| bits[(i / 64) as usize] >> (i % 64) & 1 == 1)
+    }
+
+    /// Whether unwritten bytes are marked (not for objects over a MiB,
+    /// zeroed ones, nor after a write at a symbolic offset).
+    pub fn tracks_uninitialised(&self) -> bool {
+        self.uninit.is_some()
+    }
+
+    /// Bytes `0..n` are unwritten where they are in `src` (a realloc's copy).
+    pub fn copy_uninitialised(&mut self, src: &ObjectState, n: u64) {
+        let Some(bits) = &mut self.uninit else { return };
+        for i in 0..n.min(self.size) {
+            let unwritten = src.reads_uninitialised(i, 1);
+            let (w, b) = ((i / 64) as usize, i % 64);
+            bits[w] = bits[w] & !(1 << b) | u64::from(unwritten) << b;
+        }
     }
 
     fn written(&mut self, off: u64, n: u64) {
