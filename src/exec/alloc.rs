@@ -28,8 +28,8 @@ const MAX_ALLOC: u64 = 1 << 28;
 /// larger one aborts ("requested allocation size exceeds maximum supported
 /// size").
 const ASAN_MAX_ALLOC: u64 = 1 << 40;
-/// The capacity of an object of symbolic size at most: every state that
-/// holds it holds that many bytes, so a larger feasible size is
+/// The largest capacity of an object of symbolic size: every state that
+/// holds the object holds that many bytes, so a larger feasible size is
 /// concretised instead.
 const SYM_CAP: u64 = 1 << 16;
 
@@ -156,31 +156,21 @@ impl<'m> Executor<'m> {
             return Ok(0);
         }
         let new_id = st.memory.at_base(q).expect("just allocated");
-        let (old, new) = (st.memory.object(old_id), st.memory.object(new_id));
-        if let Some(n_old) = old.sym_size
-            && !old.tracks_uninitialised()
-        {
-            // Bytes past the old size were zeroed (calloc) or a symbolic
-            // write reached them, so they are not marked unwritten: natively
-            // they are garbage in the new object.
-            let n_new = new.sym_size.unwrap_or_else(|| self.pool.constant(64, u128::from(new.size)));
-            let grows = self.pool.ugt(n_new, n_old);
-            if self.may(st, grows)? {
-                let what =
-                    "realloc of an object whose size the input decides: bytes past its old size read as \
-                            0 (natively garbage)"
-                        .to_string();
-                self.approximate(st, ApproxKind::Uninitialised, what);
-            }
-        }
         // Past either size the bytes are never read: every access there is
         // an error path.
         let keep = st.memory.object(old_id).size.min(st.memory.object(new_id).size);
         if keep > 0 {
             let bytes = self.read_bytes(st, Place::C { obj: old_id, off: 0 }, keep);
             self.write_bytes(st, Place::C { obj: new_id, off: 0 }, &bytes);
-            let old = st.memory.object(old_id).clone();
-            st.memory.object_mut(new_id).copy_uninitialised(&old, keep);
+            st.memory.copy_uninitialised(old_id, new_id, keep);
+        }
+        // Natively the bytes past the old size are garbage, even where the
+        // old object's capacity held zeros (calloc) or lost its marks (a
+        // write at a symbolic offset): from the least old size the path
+        // allows on, a read of them is recorded.
+        if let Some(n_old) = st.memory.object(old_id).sym_size {
+            let least = self.least_value(st, n_old)?;
+            st.memory.object_mut(new_id).mark_uninitialised(least);
         }
         st.memory.remove(old_id);
         Ok(q)
@@ -287,6 +277,24 @@ impl<'m> Executor<'m> {
         let n = self.pool.mul(count, k);
         let cap = self.capacity(st, n)?;
         Ok(Size::Symbolic { n, cap })
+    }
+
+    /// The least value of `n` on this path.
+    fn least_value(&mut self, st: &ExecutionState, n: ExprId) -> Res<u64> {
+        let v =
+            self.solver.get_value(&self.pool, &st.constraints, n).map_err(|e| self.solver_error(st, e))?;
+        let (mut lo, mut hi) = (0u64, v as u64);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let k = self.pool.constant(64, u128::from(mid));
+            let below = self.pool.ule(n, k);
+            if self.may(st, below)? {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        Ok(lo)
     }
 
     /// A power of two no feasible value of `n` exceeds, at most `SYM_CAP`

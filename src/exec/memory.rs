@@ -94,22 +94,6 @@ impl ObjectState {
         (off..off.saturating_add(n).min(self.size)).any(|i| bits[(i / 64) as usize] >> (i % 64) & 1 == 1)
     }
 
-    /// Whether unwritten bytes are marked (not for objects over a MiB,
-    /// zeroed ones, nor after a write at a symbolic offset).
-    pub fn tracks_uninitialised(&self) -> bool {
-        self.uninit.is_some()
-    }
-
-    /// Bytes `0..n` are unwritten where they are in `src` (a realloc's copy).
-    pub fn copy_uninitialised(&mut self, src: &ObjectState, n: u64) {
-        let Some(bits) = &mut self.uninit else { return };
-        for i in 0..n.min(self.size) {
-            let unwritten = src.reads_uninitialised(i, 1);
-            let (w, b) = ((i / 64) as usize, i % 64);
-            bits[w] = bits[w] & !(1 << b) | u64::from(unwritten) << b;
-        }
-    }
-
     fn written(&mut self, off: u64, n: u64) {
         if let Some(bits) = &mut self.uninit {
             for i in off..off.saturating_add(n).min(self.size) {
@@ -383,6 +367,20 @@ impl AddressSpace {
             self.next_hint.set((i + 1) % HINTS);
             id
         })
+    }
+
+    /// Bytes `0..n` of object `to` are unwritten where they are in `from`
+    /// (a realloc's copy).
+    pub fn copy_uninitialised(&mut self, from: ObjId, to: ObjId, n: u64) {
+        let src = Rc::clone(self.slots.get(from as usize).expect("live object"));
+        let dst = self.object_mut(to);
+        let size = dst.size;
+        let Some(bits) = &mut dst.uninit else { return };
+        for i in 0..n.min(size) {
+            let unwritten = src.reads_uninitialised(i, 1);
+            let (w, b) = ((i / 64) as usize, i % 64);
+            bits[w] = bits[w] & !(1 << b) | u64::from(unwritten) << b;
+        }
     }
 
     /// The object based exactly at `base`.
