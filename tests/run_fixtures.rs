@@ -356,5 +356,6 @@ fixtures! {
     sym_malloc => "run/sym_malloc.c",
     sym_realloc => "run/sym_realloc.c",
     sym_vla => "run/sym_vla.c",
+    sym_vla_memset => "run/sym_vla_memset.c",
     varargs => "run/varargs.c",
 }
