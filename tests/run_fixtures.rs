@@ -312,6 +312,7 @@ fixtures! {
     ctype => "run/ctype.c",
     entry_point => "run/entry_point.c",
     err_abort => "run/err_abort.c",
+    err_alloc => "run/err_alloc.c",
     err_assert => "run/err_assert.c",
     err_div => "run/err_div.c",
     err_double_free => "run/err_double_free.c",
