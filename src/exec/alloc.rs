@@ -6,8 +6,8 @@
 //! (`ObjectState::sym_size`), which every bounds check compares against, so
 //! one path covers every size its constraints allow and an access past the
 //! size is an error path where it may happen (ASan's buffer overflows). A
-//! larger feasible size is a path of its own, concretised and recorded as
-//! such. Sizes natively refused are errors: a stack larger than
+//! larger feasible size is a path of its own, concretised to the least such
+//! size and recorded as such. Sizes natively refused are errors: a stack larger than
 //! `MAX_ALLOC`, a heap object larger than AddressSanitizer's limit, a
 //! calloc whose count times size overflows.
 
@@ -269,8 +269,11 @@ impl<'m> Executor<'m> {
         self.check_or_fail(st, fits, limit.kind.clone(), msg)?;
         let small = at_most(self, SYM_CAP);
         if !self.assume_or_fork(st, small)? {
-            let c = self.concretize(st, &Value::Sym(count), w, &format!("{what} size"))?;
-            return Ok(Size::Bytes((c * u128::from(unit)) as u64));
+            // The least size past the cap: of the sizes this path stands
+            // for, the one whose loops are shortest.
+            let c = self.least_value(st, count)?;
+            self.fix_value(st, count, u128::from(c), w, &format!("{what} size"))?;
+            return Ok(Size::Bytes(c * unit));
         }
         let count = self.pool.zext_or_trunc(count, 64);
         let k = self.pool.constant(64, u128::from(unit));
@@ -284,9 +287,10 @@ impl<'m> Executor<'m> {
         let v =
             self.solver.get_value(&self.pool, &st.constraints, n).map_err(|e| self.solver_error(st, e))?;
         let (mut lo, mut hi) = (0u64, v as u64);
+        let w = self.pool.width(n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let k = self.pool.constant(64, u128::from(mid));
+            let k = self.pool.constant(w, u128::from(mid));
             let below = self.pool.ule(n, k);
             if self.may(st, below)? {
                 hi = mid;

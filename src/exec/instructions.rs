@@ -397,6 +397,20 @@ impl<'m> Executor<'m> {
             .solver
             .get_value(&self.pool, &st.constraints, e)
             .map_err(|err| self.solver_error(st, err))?;
+        self.fix_value(st, e, c, width, what)?;
+        Ok(c)
+    }
+
+    /// Constrains `e` to its feasible value `c` on this path: recorded as a
+    /// concretisation unless the path already fixes it.
+    pub(super) fn fix_value(
+        &mut self,
+        st: &mut ExecutionState,
+        e: ExprId,
+        c: u128,
+        width: u32,
+        what: &str,
+    ) -> Res<()> {
         let k = self.pool.constant(width.max(self.pool.width(e)), c);
         let eq = self.pool.eq(e, k);
         // A value the path already fixes loses nothing.
@@ -407,7 +421,7 @@ impl<'m> Executor<'m> {
             self.approximate(st, ApproxKind::Concretised, what);
         }
         st.constraints.push(eq);
-        Ok(c)
+        Ok(())
     }
 
     pub(super) fn cast(
