@@ -356,6 +356,7 @@ fixtures! {
     sym_calloc => "run/sym_calloc.c",
     sym_malloc => "run/sym_malloc.c",
     sym_realloc => "run/sym_realloc.c",
+    sym_string => "run/sym_string.c",
     sym_vla => "run/sym_vla.c",
     sym_vla_memset => "run/sym_vla_memset.c",
     varargs => "run/varargs.c",

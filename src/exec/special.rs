@@ -368,7 +368,10 @@ impl Executor<'_> {
     }
 
     /// The bytes of a NUL-terminated string (without the NUL), symbolic ones
-    /// included; the string ends at the first byte that is concretely 0.
+    /// included; the string ends at the first byte that is 0 on this path:
+    /// concretely, or an expression the path fixes (a NUL written at an
+    /// index the input decides). A byte that may be 0 or not is part of the
+    /// string, so that printing an input never forks.
     pub(super) fn c_string(&mut self, st: &mut ExecutionState, p: &Value) -> Res<Vec<Byte>> {
         let place = self.resolve(st, p, 1, false)?;
         let Place::C { obj, off } = place else {
@@ -378,12 +381,45 @@ impl Executor<'_> {
         let o = st.memory.object(obj);
         let (base, size, sym_size) = (o.base, o.size, o.sym_size);
         let bytes = self.read_bytes(st, Place::C { obj, off }, size - off);
-        let Some(end) = bytes.iter().position(|b| *b == Byte::C(0)) else {
+        let mut end = None;
+        for (i, b) in bytes.iter().enumerate() {
+            let nul = match *b {
+                Byte::C(c) => c == 0,
+                Byte::S(e) => {
+                    let zero = self.pool.constant(8, 0);
+                    let is_zero = self.pool.eq(e, zero);
+                    self.decide(st, is_zero)? == Some(true)
+                }
+            };
+            if nul {
+                end = Some(i);
+                break;
+            }
+        }
+        let Some(end) = end else {
             return Err(self.error(st, ErrorKind::Ptr, "string without a terminating NUL in its object"));
         };
-        if sym_size.is_some() {
-            // The NUL must lie within the object's size, not only its capacity.
-            self.resolve(st, &Value::Int(u128::from(base + off)), end as u64 + 1, false)?;
+        if let Some(n) = sym_size {
+            // The string must end within the object's size, not only its
+            // capacity: some byte up to `end` is 0 and lies below the size.
+            let mut ok = self.pool.false_();
+            for (i, b) in bytes[..=end].iter().enumerate() {
+                let nul = match *b {
+                    Byte::C(0) => self.pool.true_(),
+                    Byte::C(_) => continue,
+                    Byte::S(e) => {
+                        let zero = self.pool.constant(8, 0);
+                        self.pool.eq(e, zero)
+                    }
+                };
+                let at = self.pool.constant(64, u128::from(off + i as u64));
+                let inside = self.pool.ult(at, n);
+                let here = self.pool.bool_and(nul, inside);
+                ok = self.pool.bool_or(ok, here);
+            }
+            let msg =
+                format!("out of bound pointer: a string at {:#x} may not end within its object", base + off);
+            self.check_or_fail(st, ok, ErrorKind::Ptr, msg)?;
         }
         Ok(bytes[..end].to_vec())
     }
