@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use psychic::compile::NativeOptions;
 use psychic::exec::{
-    ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination,
+    ApproxKind, ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination,
 };
 use psychic::ir::Module;
 
@@ -145,6 +145,12 @@ fn every_error_kind_is_reported_with_its_location() {
         ("oob", "int a[4] = {0}; if (x > 0 && x < 10) return a[x + 3]; return 0;", ErrorKind::Ptr),
         ("uaf", "int *p = malloc(8); *p = 1; free(p); if (x == 1) return *p; return 0;", ErrorKind::Ptr),
         ("double_free", "char *p = malloc(8); free(p); if (x == 2) free(p); return 0;", ErrorKind::Free),
+        // ASan aborts on a size over 1 TiB (x < 0 made unsigned) and on a
+        // calloc whose count times size overflows.
+        ("malloc_negative", "int *p = malloc(x * sizeof *p); return p != 0;", ErrorKind::Alloc),
+        ("calloc_overflow", "char *p = calloc(x, (size_t)1 << 20); return p != 0;", ErrorKind::Alloc),
+        // x < 0 made unsigned: natively the stack overflows.
+        ("vla_negative", "char a[x]; a[0] = 1; return a[0];", ErrorKind::Exec),
         ("readonly", "char *s = \"abc\"; if (x == 5) s[0] = 'x'; return s[1];", ErrorKind::ReadOnly),
         ("div", "return 100 / (x - 7);", ErrorKind::Div),
         ("rem", "return 100 % x;", ErrorKind::Div),
@@ -435,4 +441,29 @@ fn select_between_constants_has_the_width_of_its_arms() {
             assert_eq!(ex.pool.eval(status, &a), expected, "n = {input}");
         }
     });
+}
+
+/// A size the input decides stays symbolic up to the cap (one exact path
+/// for all of them); a larger one is a path of its own, concretised and
+/// recorded.
+#[test]
+fn allocation_sizes_over_the_cap_are_concretised_and_recorded() {
+    let code = "#include <klee/klee.h>\n#include <stdlib.h>\nint main(void) {\n  unsigned n;\n  \
+                klee_make_symbolic(&n, sizeof n, \"n\");\n  char *p = malloc(n);\n  if (!p) return 1;\n  \
+                p[0] = 1;\n  return p[0];\n}\n";
+    let (_dir, m) = module_from("cap.c", code, &[]);
+    let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
+    let s = ex.run();
+    assert_eq!(s.paths.len(), 2, "{:?}", s.paths.iter().map(|p| &p.termination).collect::<Vec<_>>());
+    let exact: Vec<&HaltedPath> = s.paths.iter().filter(|p| p.approximations.is_empty()).collect();
+    assert_eq!(exact.len(), 1, "sizes up to the cap are one exact path");
+    let approximated = s.paths.iter().find(|p| !p.approximations.is_empty()).unwrap();
+    assert!(
+        approximated
+            .approximations
+            .iter()
+            .any(|a| a.kind == ApproxKind::Concretised && a.what.contains("malloc size")),
+        "{:?}",
+        approximated.approximations
+    );
 }

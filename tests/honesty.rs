@@ -1,13 +1,15 @@
 //! The "must not lie" corpus (`fixtures/honesty/`): patch sets where the
-//! engine approximates (input-sized arrays, float scanf, an unmodelled
-//! external call, an unsupported instruction, a path deeper than
-//! `--max-depth`) or where real C trips the front end (renamed mains that
-//! fall off their end, statement-like macros, Latin-1 bytes, uninitialised
-//! reads), or where engine and native run once disagreed (an index outside
-//! its array). For each, the truth comes from native runs of every revision's own
-//! build on a domain of inputs (`case.json`), and `psychic diff-patches` must
-//! either find it or say that its answer is partial, and why; it may never
-//! split revisions that behave alike, and every test it reports replays.
+//! engine approximates (float scanf, an unmodelled external call, an
+//! unsupported instruction, a path deeper than `--max-depth`) or where real
+//! C trips the front end (renamed mains that fall off their end,
+//! statement-like macros, Latin-1 bytes, uninitialised reads), or where
+//! engine and native run once disagreed (an index outside its array) or the
+//! engine once approximated and now must be exact (`exact`: input-sized
+//! arrays and allocations). For each, the truth comes from native runs of
+//! every revision's own build on a domain of inputs (`case.json`), and
+//! `psychic diff-patches` must either find it or say that its answer is
+//! partial, and why; it may never split revisions that behave alike, and
+//! every test it reports replays.
 
 mod common;
 
@@ -31,6 +33,10 @@ struct Case {
     /// (`coverage` kinds: concretised, model, external, unsupported, ...).
     #[serde(default)]
     expect_reason: Option<String>,
+    /// The engine follows this case exactly: the report must be complete,
+    /// and so its clusters the truth.
+    #[serde(default)]
+    exact: bool,
     /// More clang flags for the revisions' own builds, which give the truth
     /// and replay every test: `-fsanitize=address` where out-of-bounds
     /// accesses must end as they do in psychic's replay build, not read
@@ -96,6 +102,11 @@ fn check(name: &str) {
         "{name}: revisions that behave alike were split: {:?}, truth {truth:?}",
         r.clusters
     );
+    assert!(
+        !(case.exact && r.stats.partial),
+        "{name}: an exact case got a partial report: {:?}",
+        r.stats.partial_reasons
+    );
     if r.stats.partial {
         assert!(!r.stats.partial_reasons.is_empty(), "{name}: a partial report must say why");
         if let Some(kind) = &case.expect_reason
@@ -149,6 +160,8 @@ macro_rules! cases {
 cases! {
     variable_length_array => "vla",
     heap_array_sized_by_input => "malloc",
+    zeroed_heap_array_sized_by_input => "calloc",
+    heap_array_resized_by_input => "realloc",
     float_scanf => "float-scanf",
     unmodelled_external_call => "external",
     inline_assembly => "inline-asm",

@@ -8,15 +8,55 @@ use crate::expr::fold::mask;
 use crate::ir::{TyId, TypeKind};
 
 use super::coverage::ApproxKind;
-use super::memory::{NULL_PAGE, ObjId, byte_expr, to_byte};
+use super::memory::{NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
 use super::state::{ErrorKind, ExecutionState};
 use super::value::{self, Byte, Value};
 
 use super::executor::{Executor, MAX_RESOLVE, Place, Res, Stop};
 
-/// The least redzone AddressSanitizer puts around a stack, heap or global
-/// object (the heap's left redzone): an access this close is reported.
-const REDZONE: u64 = 16;
+/// The least redzone AddressSanitizer puts on either side of an object: 16
+/// bytes around a heap chunk, 32 around stack variables, allocas and
+/// globals. An access this close is reported natively.
+fn redzone(kind: ObjKind) -> u64 {
+    if kind == ObjKind::Heap { 16 } else { 32 }
+}
+
+/// What a bounds check needs of an object.
+#[derive(Clone, Copy)]
+struct Bounds {
+    base: u64,
+    cap: u64,
+    sym_size: Option<ExprId>,
+    redzone: u64,
+}
+
+fn bounds(st: &ExecutionState, id: ObjId) -> Bounds {
+    let o = st.memory.object(id);
+    Bounds { base: o.base, cap: o.size, sym_size: o.sym_size, redzone: redzone(o.kind) }
+}
+
+impl Bounds {
+    /// The object with ASan's least redzone on either side.
+    fn redzoned(self, pool: &mut crate::expr::ExprPool) -> Bounds {
+        let sym_size = self.sym_size.map(|n| {
+            let rz = pool.constant(64, u128::from(2 * self.redzone));
+            pool.add(n, rz)
+        });
+        Bounds {
+            base: self.base.saturating_sub(self.redzone),
+            cap: self.cap + 2 * self.redzone,
+            sym_size,
+            redzone: self.redzone,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.sym_size {
+            None => format!("an object of {} bytes", self.cap),
+            Some(_) => format!("an object whose size the input decides (at most {} bytes)", self.cap),
+        }
+    }
+}
 
 impl<'m> Executor<'m> {
     /// Resolves a pointer for an access of `size` bytes.
@@ -33,6 +73,10 @@ impl<'m> Executor<'m> {
                 if let Some(id) = st.memory.find(a) {
                     let o = st.memory.object(id);
                     if o.contains(a, size) {
+                        if o.sym_size.is_some() {
+                            let e = self.pool.constant(64, u128::from(a));
+                            return self.resolve_in(st, e, id, size, write);
+                        }
                         if write && o.readonly {
                             return Err(self.error(
                                 st,
@@ -70,8 +114,7 @@ impl<'m> Executor<'m> {
             self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
                 as u64;
         if let Some(id) = st.memory.find(v) {
-            let (base, osize) = (st.memory.object(id).base, st.memory.object(id).size);
-            let inb = self.in_bounds(e, base, osize, size);
+            let inb = self.in_bounds(e, bounds(st, id), size);
             match self.solver.must_be_true(&self.pool, &st.constraints, inb) {
                 Ok(true) => return self.place_in(st, e, id, write),
                 Ok(false) => {}
@@ -81,10 +124,11 @@ impl<'m> Executor<'m> {
         self.resolve_fork(st, e, size, write)
     }
 
-    /// An address computed from object `id` (`Executor::provenance`): an
-    /// access through it that may leave the object is an error path, as an
-    /// out-of-bounds index is under ASan, never an access to whatever object
-    /// the engine's layout puts there.
+    /// An address computed from object `id` (`Executor::provenance`), or a
+    /// concrete one into an object of symbolic size: an access through it
+    /// that may leave the object is an error path, as an out-of-bounds index
+    /// is under ASan, never an access to whatever object the engine's layout
+    /// puts there.
     fn resolve_in(
         &mut self,
         st: &mut ExecutionState,
@@ -93,45 +137,60 @@ impl<'m> Executor<'m> {
         size: u64,
         write: bool,
     ) -> Res<Place> {
-        let (base, osize) = (st.memory.object(id).base, st.memory.object(id).size);
-        let inb = self.in_bounds(e, base, osize, size);
+        let b = bounds(st, id);
+        let inb = self.in_bounds(e, b, size);
+        let msg = format!(
+            "out of bound pointer: an access of {size} bytes may leave {}, the object its address was \
+             computed from",
+            b.describe()
+        );
         if self.must(st, inb)? {
             return self.place_in(st, e, id, write);
         }
-        let out = self.pool.bool_not(inb);
-        let msg = format!(
-            "out of bound pointer: an access of {size} bytes may leave the object of {osize} bytes its \
-             address was computed from"
-        );
         // Within a redzone of the object ASan reports the access, as the
         // engine does; farther out it may land in another object unseen.
-        let near = self.in_bounds(e, base.saturating_sub(REDZONE), osize + 2 * REDZONE, size);
+        let zone = b.redzoned(&mut self.pool);
+        let near = self.in_bounds(e, zone, size);
         let far = self.pool.bool_not(near);
-        let (near, far) = (self.pool.bool_and(out, near), self.pool.bool_and(out, far));
-        let (may_in, may_near) = (self.may(st, inb)?, self.may(st, near)?);
         if self.may(st, far)? {
             let far_path = |ex: &mut Self, bad: &mut ExecutionState| {
                 bad.constraints.push(far);
-                let what = format!("an access more than {REDZONE} bytes outside an object of {osize} bytes");
+                let what = format!("an access more than {} bytes outside {}", b.redzone, b.describe());
                 ex.approximate(bad, ApproxKind::Undefined, what);
                 ex.error_termination(bad, ErrorKind::Ptr, msg.clone())
             };
-            if !may_in && !may_near {
+            if !self.may(st, near)? {
                 return Err(Stop::Halt(Box::new(far_path(self, st))));
             }
             let mut bad = st.clone();
             let t = far_path(self, &mut bad);
             self.halt_forked(bad, t);
-        }
-        if !may_in {
             st.constraints.push(near);
-            return Err(self.error(st, ErrorKind::Ptr, msg));
         }
-        if may_near {
-            self.fork_errors(st, vec![(near, msg)]);
-        }
-        st.constraints.push(inb);
+        self.check_or_fail(st, inb, ErrorKind::Ptr, msg)?;
         self.place_in(st, e, id, write)
+    }
+
+    /// Keeps this path where `ok` holds; where it may not, the rest is an
+    /// error path of `kind`.
+    pub(super) fn check_or_fail(
+        &mut self,
+        st: &mut ExecutionState,
+        ok: ExprId,
+        kind: ErrorKind,
+        msg: String,
+    ) -> Res<()> {
+        if self.must(st, ok)? {
+            return Ok(());
+        }
+        let fail = self.pool.bool_not(ok);
+        if !self.may(st, ok)? {
+            st.constraints.push(fail);
+            return Err(self.error(st, kind, msg));
+        }
+        self.fork_errors(st, kind, vec![(fail, msg)]);
+        st.constraints.push(ok);
+        Ok(())
     }
 
     fn place_in(&mut self, st: &ExecutionState, e: ExprId, obj: ObjId, write: bool) -> Res<Place> {
@@ -147,16 +206,24 @@ impl<'m> Executor<'m> {
         })
     }
 
-    /// `base <= e && e + size <= base + osize`, without wrap-around.
-    fn in_bounds(&mut self, e: ExprId, base: u64, osize: u64, size: u64) -> ExprId {
-        let lo = self.pool.constant(64, u128::from(base));
-        let ge = self.pool.uge(e, lo);
-        if size > osize {
+    /// `base <= e && e + size <= base + cap`, without wrap-around, and for
+    /// an object of symbolic size `e - base + size <= sym_size`.
+    fn in_bounds(&mut self, e: ExprId, b: Bounds, size: u64) -> ExprId {
+        if size > b.cap {
             return self.pool.false_();
         }
-        let hi = self.pool.constant(64, u128::from(base + osize - size));
+        let lo = self.pool.constant(64, u128::from(b.base));
+        let ge = self.pool.uge(e, lo);
+        let hi = self.pool.constant(64, u128::from(b.base + b.cap - size));
         let le = self.pool.ule(e, hi);
-        self.pool.bool_and(ge, le)
+        let inside = self.pool.bool_and(ge, le);
+        let Some(n) = b.sym_size else { return inside };
+        // Within the capacity `e - base + size` cannot wrap.
+        let off = self.pool.sub(e, lo);
+        let len = self.pool.constant(64, u128::from(size));
+        let end = self.pool.add(off, len);
+        let fits = self.pool.ule(end, n);
+        self.pool.bool_and(inside, fits)
     }
 
     /// KLEE's resolve: from an example address, scans the objects below and
@@ -168,53 +235,52 @@ impl<'m> Executor<'m> {
         let v =
             self.solver.get_value(&self.pool, &st.constraints, e).map_err(|err| self.solver_error(st, err))?
                 as u64;
-        let mut candidates: Vec<(ObjId, u64, u64)> = Vec::new();
-        let info = |id: ObjId| (id, st.memory.object(id).base, st.memory.object(id).size);
-        let down: Vec<(ObjId, u64, u64)> = st.memory.below(v).map(info).collect();
-        let up: Vec<(ObjId, u64, u64)> = st.memory.above(v).map(info).collect();
-        for (id, base, osize) in down {
+        let mut candidates: Vec<(ObjId, Bounds)> = Vec::new();
+        let info = |id: ObjId| (id, bounds(st, id));
+        let down: Vec<(ObjId, Bounds)> = st.memory.below(v).map(info).collect();
+        let up: Vec<(ObjId, Bounds)> = st.memory.above(v).map(info).collect();
+        for (id, b) in down {
             if candidates.len() >= MAX_RESOLVE {
                 break;
             }
-            let in_range = self.in_range(e, base, osize);
+            let in_range = self.in_range(e, b);
             if self.may(st, in_range)? {
-                candidates.push((id, base, osize));
+                candidates.push((id, b));
             }
-            let lo = self.pool.constant(64, u128::from(base));
+            let lo = self.pool.constant(64, u128::from(b.base));
             let above = self.pool.uge(e, lo);
             if self.must(st, above)? {
                 break;
             }
         }
-        for (id, base, osize) in up {
+        for (id, b) in up {
             if candidates.len() >= MAX_RESOLVE {
                 break;
             }
-            let lo = self.pool.constant(64, u128::from(base));
+            let lo = self.pool.constant(64, u128::from(b.base));
             let below = self.pool.ult(e, lo);
             if self.must(st, below)? {
                 break;
             }
-            let in_range = self.in_range(e, base, osize);
+            let in_range = self.in_range(e, b);
             if self.may(st, in_range)? {
-                candidates.push((id, base, osize));
+                candidates.push((id, b));
             }
         }
         let mut targets: Vec<(ObjId, ExprId)> = Vec::new();
         let mut errors: Vec<(ExprId, String)> = Vec::new();
         let mut outside = self.pool.true_();
-        for &(id, base, osize) in &candidates {
-            let inb = self.in_bounds(e, base, osize, size);
+        for &(id, b) in &candidates {
+            let inb = self.in_bounds(e, b, size);
             if self.may(st, inb)? {
                 targets.push((id, inb));
             }
-            let in_range = self.in_range(e, base, osize);
+            let in_range = self.in_range(e, b);
             let not_inb = self.pool.bool_not(inb);
             let partial = self.pool.bool_and(in_range, not_inb);
             if self.may(st, partial)? {
-                let msg = format!(
-                    "out of bound pointer: an access of {size} bytes overflows an object of {osize} bytes"
-                );
+                let msg =
+                    format!("out of bound pointer: an access of {size} bytes overflows {}", b.describe());
                 errors.push((partial, msg));
             }
             let not_in = self.pool.bool_not(in_range);
@@ -228,11 +294,11 @@ impl<'m> Executor<'m> {
             let Some((c, msg)) = errors.pop() else {
                 return Err(self.error(st, ErrorKind::Ptr, "the pointer has no feasible value"));
             };
-            self.fork_errors(st, errors);
+            self.fork_errors(st, ErrorKind::Ptr, errors);
             st.constraints.push(c);
             return Err(self.error(st, ErrorKind::Ptr, msg));
         }
-        self.fork_errors(st, errors);
+        self.fork_errors(st, ErrorKind::Ptr, errors);
         let (base, cond) = targets[0];
         for &(_, c) in &targets[1..] {
             let mut child = st.clone();
@@ -244,19 +310,19 @@ impl<'m> Executor<'m> {
         self.place_in(st, e, base, write)
     }
 
-    fn fork_errors(&mut self, st: &ExecutionState, errors: Vec<(ExprId, String)>) {
+    fn fork_errors(&mut self, st: &ExecutionState, kind: ErrorKind, errors: Vec<(ExprId, String)>) {
         for (c, msg) in errors {
             let mut bad = st.clone();
             bad.constraints.push(c);
-            let t = self.error_termination(&bad, ErrorKind::Ptr, msg);
+            let t = self.error_termination(&bad, kind.clone(), msg);
             self.halt_forked(bad, t);
         }
     }
 
-    /// `base <= e < base + osize`.
-    fn in_range(&mut self, e: ExprId, base: u64, osize: u64) -> ExprId {
-        let lo = self.pool.constant(64, u128::from(base));
-        let hi = self.pool.constant(64, u128::from(base + osize.max(1)));
+    /// `base <= e < base + cap`.
+    fn in_range(&mut self, e: ExprId, b: Bounds) -> ExprId {
+        let lo = self.pool.constant(64, u128::from(b.base));
+        let hi = self.pool.constant(64, u128::from(b.base + b.cap.max(1)));
         let (ge, lt) = (self.pool.uge(e, lo), self.pool.ult(e, hi));
         self.pool.bool_and(ge, lt)
     }
@@ -268,11 +334,11 @@ impl<'m> Executor<'m> {
             format!(
                 "use after free: address {a:#x} is in a heap object of {s} bytes at {b:#x} that was freed"
             )
-        } else if let Some(o) = st.memory.find(a).map(|id| st.memory.object(id)) {
+        } else if let Some(b) = st.memory.find(a).map(|id| bounds(st, id)) {
             format!(
-                "out of bound pointer: an access of {size} bytes at offset {} of an object of {} bytes",
-                a - o.base,
-                o.size
+                "out of bound pointer: an access of {size} bytes at offset {} of {}",
+                a - b.base,
+                b.describe()
             )
         } else if self.m.func_at(a).is_some() {
             format!("access to a function's address {a:#x}")

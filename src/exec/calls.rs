@@ -46,13 +46,13 @@ impl<'m> Executor<'m> {
         byval: &[(u32, u64, u32)],
         vararg_tys: &[TyId],
     ) -> Res<()> {
-        let fid = match callee {
-            Callee::Direct(f) => *f,
+        let (fid, vals): (FuncId, Vec<Value>) = match callee {
+            Callee::Direct(f) => (*f, args.iter().map(|&a| self.val(st, a)).collect()),
             Callee::Indirect(op) => {
                 let p = self.val(st, *op);
                 let addr = self.function_pointer(st, &p)?;
                 match self.m.func_at(addr) {
-                    Some(f) => f,
+                    Some(f) => (f, args.iter().map(|&a| self.val(st, a)).collect()),
                     None => {
                         return Err(self.error(
                             st,
@@ -64,15 +64,17 @@ impl<'m> Executor<'m> {
             }
             Callee::Intrinsic(k) => {
                 let vals: Vec<Value> = args.iter().map(|&a| self.val(st, a)).collect();
-                let r = self.intrinsic(st, *k, &vals, ret)?;
-                if let Some(v) = r {
-                    Self::set(st, dst, v);
-                }
-                st.frame_mut().pc += 1;
-                return Ok(());
+                let Some(model) = self.byte_loop(*k, &vals) else {
+                    let r = self.intrinsic(st, *k, &vals, ret)?;
+                    if let Some(v) = r {
+                        Self::set(st, dst, v);
+                    }
+                    st.frame_mut().pc += 1;
+                    return Ok(());
+                };
+                model
             }
         };
-        let vals: Vec<Value> = args.iter().map(|&a| self.val(st, a)).collect();
         let func = self.m.func(fid);
         if func.body.is_none() {
             let h = self.handlers[fid.index()].expect("declarations have a handler");
@@ -125,6 +127,29 @@ impl<'m> Executor<'m> {
             self.setup_varargs(st, fid, &extra, vararg_tys, &extra_byval)?;
         }
         Ok(())
+    }
+
+    /// memcpy, memmove and memset of a length the input decides (`sizeof`
+    /// an input-sized array) run the libc model's byte loop, which forks per
+    /// feasible length as klee-libc's does; without the model linked in,
+    /// `intrinsic` concretises the length.
+    fn byte_loop(&mut self, k: Intrinsic, a: &[Value]) -> Option<(FuncId, Vec<Value>)> {
+        let name = match k {
+            Intrinsic::Memcpy => "memcpy",
+            Intrinsic::Memmove => "memmove",
+            Intrinsic::Memset => "memset",
+            _ => return None,
+        };
+        let Value::Sym(n) = a[2] else { return None };
+        let f = *self.m.func_by_name.get(name)?;
+        self.m.func(f).body.as_ref()?;
+        // memset's byte is an int, the length a size_t.
+        let second = match (k, &a[1]) {
+            (Intrinsic::Memset, Value::Sym(c)) => Value::Sym(self.pool.zext_or_trunc(*c, 32)),
+            (_, v) => v.clone(),
+        };
+        let n = self.pool.zext_or_trunc(n, 64);
+        Some((f, vec![a[0].clone(), second, Value::Sym(n)]))
     }
 
     /// A fresh stack object of the callee holding a copy of `size` bytes at `src`.

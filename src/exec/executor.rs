@@ -737,10 +737,6 @@ pub(super) fn low_bits(b: &num_bigint::BigUint) -> u128 {
 /// sizeof(FILE) in glibc.
 const FILE_SIZE: u64 = 216;
 
-/// The largest allocation (alloca, malloc) the engine makes; a larger
-/// malloc returns NULL, a larger alloca is an `exec` error.
-pub(super) const MAX_ALLOC: u64 = 1 << 28;
-
 /// A module constant as a register value.
 fn const_value(m: &Module, c: &Const) -> Value {
     match c {

@@ -10,11 +10,10 @@ use crate::ir::{BinOp, CastOp, Edge, Inst, Op, Operand, TypeKind};
 use crate::solver::Validity;
 
 use super::coverage::ApproxKind;
-use super::memory::ObjKind;
 use super::state::{ErrorKind, ExecutionState, Termination};
 use super::value::{self, DivError, Value};
 
-use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop, low_bits};
+use super::executor::{Executor, Place, Res, Stop, low_bits};
 
 impl<'m> Executor<'m> {
     pub(super) fn exec(&mut self, st: &mut ExecutionState, inst: &Inst) -> Res<()> {
@@ -100,19 +99,8 @@ impl<'m> Executor<'m> {
             Op::Copy { a } => self.val(st, *a),
             Op::Alloca { elem_size, count, count_width, align } => {
                 let n = self.val(st, *count);
-                let n = self.concretize(st, &n, *count_width, "alloca size")?;
-                let size = elem_size.saturating_mul(n as u64);
-                if size > MAX_ALLOC {
-                    return Err(self.error(
-                        st,
-                        ErrorKind::Exec,
-                        format!("alloca of {size} bytes is too large"),
-                    ));
-                }
-                let id = st.memory.allocate(size, u64::from(*align), ObjKind::Stack);
-                st.memory.object_mut(id).mark_uninitialised(0);
-                st.frame_mut().allocas.push(id);
-                Value::Int(u128::from(st.memory.object(id).base))
+                let base = self.alloca(st, &n, *count_width, *elem_size, u64::from(*align))?;
+                Value::Int(u128::from(base))
             }
             Op::Load { ty, ptr } => {
                 let p = self.val(st, *ptr);
@@ -409,6 +397,20 @@ impl<'m> Executor<'m> {
             .solver
             .get_value(&self.pool, &st.constraints, e)
             .map_err(|err| self.solver_error(st, err))?;
+        self.fix_value(st, e, c, width, what)?;
+        Ok(c)
+    }
+
+    /// Constrains `e` to its feasible value `c` on this path: recorded as a
+    /// concretisation unless the path already fixes it.
+    pub(super) fn fix_value(
+        &mut self,
+        st: &mut ExecutionState,
+        e: ExprId,
+        c: u128,
+        width: u32,
+        what: &str,
+    ) -> Res<()> {
         let k = self.pool.constant(width.max(self.pool.width(e)), c);
         let eq = self.pool.eq(e, k);
         // A value the path already fixes loses nothing.
@@ -419,7 +421,7 @@ impl<'m> Executor<'m> {
             self.approximate(st, ApproxKind::Concretised, what);
         }
         st.constraints.push(eq);
-        Ok(c)
+        Ok(())
     }
 
     pub(super) fn cast(

@@ -44,6 +44,11 @@ pub struct ObjectState {
     pub size: u64,
     pub kind: ObjKind,
     pub readonly: bool,
+    /// The size, when an input decides it (`alloc.rs`): every
+    /// access must end within it. `size` is then a capacity the path proved
+    /// no larger, so that addresses past the size still find the object and
+    /// fail its bounds check.
+    pub sym_size: Option<ExprId>,
     bytes: Vec<u8>,
     /// Symbolic bytes, where any (`None` entries are the concrete byte).
     sym: Option<Box<[Option<ExprId>]>>,
@@ -57,7 +62,17 @@ pub struct ObjectState {
 
 impl ObjectState {
     fn new(base: u64, size: u64, kind: ObjKind, bytes: Vec<u8>) -> ObjectState {
-        ObjectState { base, size, kind, readonly: false, bytes, sym: None, array: None, uninit: None }
+        ObjectState {
+            base,
+            size,
+            kind,
+            readonly: false,
+            sym_size: None,
+            bytes,
+            sym: None,
+            array: None,
+            uninit: None,
+        }
     }
 
     /// Bytes `from..size` hold garbage natively until written. Objects over
@@ -352,6 +367,20 @@ impl AddressSpace {
             self.next_hint.set((i + 1) % HINTS);
             id
         })
+    }
+
+    /// Bytes `0..n` of object `to` are unwritten where they are in `from`
+    /// (a realloc's copy).
+    pub fn copy_uninitialised(&mut self, from: ObjId, to: ObjId, n: u64) {
+        let src = Rc::clone(self.slots.get(from as usize).expect("live object"));
+        let dst = self.object_mut(to);
+        let size = dst.size;
+        let Some(bits) = &mut dst.uninit else { return };
+        for i in 0..n.min(size) {
+            let unwritten = src.reads_uninitialised(i, 1);
+            let (w, b) = ((i / 64) as usize, i % 64);
+            bits[w] = bits[w] & !(1 << b) | u64::from(unwritten) << b;
+        }
     }
 
     /// The object based exactly at `base`.

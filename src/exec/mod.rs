@@ -11,6 +11,7 @@
 //! it (see `Executor::split_revisions`), so shared code runs once for all.
 
 mod access;
+mod alloc;
 mod calls;
 pub mod coverage;
 mod executor;

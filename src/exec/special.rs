@@ -1,10 +1,10 @@
 //! Functions without a body that the engine implements itself (KLEE's
 //! SpecialFunctionHandler): the KLEE API, `__klee_meta`, `__assert_fail`,
-//! exit/abort, the heap, and the output functions of stdio (stdio.rs). The
-//! rest of the libc model is C, linked in as bitcode (runtime/symbolic/).
-//! Each declaration is
-//! resolved to a [`Handler`] once, when the executor starts; a function
-//! with no handler is `Handler::Unknown`.
+//! exit/abort, the heap (alloc.rs), and the output functions of stdio
+//! (stdio.rs). The rest of the libc model is C, linked in as bitcode
+//! (runtime/symbolic/). Each declaration is resolved to a [`Handler`] once,
+//! when the executor starts; a function with no handler is
+//! `Handler::Unknown`.
 //!
 //! To model another libc function in the engine: add a variant, its name(s)
 //! in [`Handler::lookup`], and its semantics in `Executor::call_special`.
@@ -16,9 +16,8 @@ use crate::expr::ArrayId;
 use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
-use super::coverage::ApproxKind;
-use super::executor::{Executor, MAX_ALLOC, Place, Res, Stop};
-use super::memory::{ObjKind, byte_expr};
+use super::executor::{Executor, Place, Res, Stop};
+use super::memory::byte_expr;
 use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
 use super::stdio::PrintFn;
 use super::value::{self, Byte, Value};
@@ -280,19 +279,11 @@ impl Executor<'_> {
                     if w > 32 { self.pool.extract(e, 0, 32) } else { self.pool.zext_or_trunc(e, 32) };
                 return Err(Stop::Halt(Box::new(Termination::Exit { status })));
             }
-            Handler::Malloc => {
-                let n = self.concretize(st, &arg(0), 64, "malloc size")? as u64;
-                int(u128::from(self.heap_alloc(st, n, false)))
-            }
-            Handler::Calloc => {
-                let n = self.concretize(st, &arg(0), 64, "calloc count")? as u64;
-                let s = self.concretize(st, &arg(1), 64, "calloc size")? as u64;
-                int(n.checked_mul(s).map_or(0, |t| u128::from(self.heap_alloc(st, t, true))))
-            }
+            Handler::Malloc => int(u128::from(self.heap_alloc(st, &arg(0), 1, false, "malloc")?)),
+            Handler::Calloc => int(u128::from(self.calloc(st, &arg(0), &arg(1))?)),
             Handler::Realloc => {
                 let p = self.concretize(st, &arg(0), 64, "realloc pointer")? as u64;
-                let n = self.concretize(st, &arg(1), 64, "realloc size")? as u64;
-                int(u128::from(self.realloc(st, p, n)?))
+                int(u128::from(self.realloc(st, p, &arg(1))?))
             }
             Handler::Free => {
                 let p = self.concretize(st, &arg(0), 64, "free pointer")? as u64;
@@ -376,86 +367,61 @@ impl Executor<'_> {
         }
     }
 
-    /// A heap object of `n` bytes: zeroed (calloc), or garbage natively.
-    fn heap_alloc(&mut self, st: &mut ExecutionState, n: u64, zeroed: bool) -> u64 {
-        if n > MAX_ALLOC {
-            let what = format!("malloc of {n} bytes fails (larger than the engine's limit)");
-            self.warn(what.clone());
-            // Natively such a malloc may well succeed.
-            self.approximate(st, ApproxKind::Limit, what);
-            return 0;
-        }
-        let id = st.memory.allocate(n, 16, ObjKind::Heap);
-        if !zeroed {
-            st.memory.object_mut(id).mark_uninitialised(0);
-        }
-        st.memory.object(id).base
-    }
-
-    fn realloc(&mut self, st: &mut ExecutionState, p: u64, n: u64) -> Res<u64> {
-        if p == 0 {
-            return Ok(self.heap_alloc(st, n, false));
-        }
-        let (old_id, old) = match st.memory.at_base(p) {
-            Some(id) if st.memory.object(id).kind == ObjKind::Heap => (id, st.memory.object(id).size),
-            _ => return Err(self.bad_free(st, p, "realloc")),
-        };
-        if n == 0 {
-            st.memory.remove(old_id);
-            return Ok(0);
-        }
-        let q = self.heap_alloc(st, n, false);
-        if q == 0 {
-            return Ok(0);
-        }
-        let keep = old.min(n);
-        if keep > 0 {
-            let bytes = self.read_bytes(st, Place::C { obj: old_id, off: 0 }, keep);
-            let new_id = st.memory.at_base(q).expect("just allocated");
-            self.write_bytes(st, Place::C { obj: new_id, off: 0 }, &bytes);
-        }
-        st.memory.remove(old_id);
-        Ok(q)
-    }
-
-    fn free(&mut self, st: &mut ExecutionState, p: u64) -> Res<()> {
-        if p == 0 {
-            return Ok(());
-        }
-        match st.memory.at_base(p) {
-            Some(id) if st.memory.object(id).kind == ObjKind::Heap => {
-                st.memory.remove(id);
-                Ok(())
-            }
-            _ => Err(self.bad_free(st, p, "free")),
-        }
-    }
-
-    fn bad_free(&self, st: &ExecutionState, p: u64, what: &str) -> Stop {
-        let msg = if st.memory.freed_at(p).is_some_and(|(b, _)| b == p) {
-            format!("double free: {what}() of {p:#x}, which was already freed")
-        } else if st.memory.find(p).is_some() {
-            format!("{what}() of {p:#x}, which malloc did not return")
-        } else {
-            format!("{what}() of an invalid pointer {p:#x}")
-        };
-        self.error(st, ErrorKind::Free, msg)
-    }
-
     /// The bytes of a NUL-terminated string (without the NUL), symbolic ones
-    /// included; the string ends at the first byte that is concretely 0.
+    /// included; the string ends at the first byte that is 0 on this path:
+    /// concretely, or an expression the path fixes (a NUL written at an
+    /// index the input decides). A byte that may be 0 or not is part of the
+    /// string, so that printing an input never forks.
     pub(super) fn c_string(&mut self, st: &mut ExecutionState, p: &Value) -> Res<Vec<Byte>> {
         let place = self.resolve(st, p, 1, false)?;
         let Place::C { obj, off } = place else {
             let addr = self.concretize(st, p, 64, "string address")?;
             return self.c_string(st, &Value::Int(addr));
         };
-        let size = st.memory.object(obj).size;
+        let o = st.memory.object(obj);
+        let (base, size, sym_size) = (o.base, o.size, o.sym_size);
         let bytes = self.read_bytes(st, Place::C { obj, off }, size - off);
-        match bytes.iter().position(|b| *b == Byte::C(0)) {
-            Some(end) => Ok(bytes[..end].to_vec()),
-            None => Err(self.error(st, ErrorKind::Ptr, "string without a terminating NUL in its object")),
+        let mut end = None;
+        for (i, b) in bytes.iter().enumerate() {
+            let nul = match *b {
+                Byte::C(c) => c == 0,
+                Byte::S(e) => {
+                    let zero = self.pool.constant(8, 0);
+                    let is_zero = self.pool.eq(e, zero);
+                    self.decide(st, is_zero)? == Some(true)
+                }
+            };
+            if nul {
+                end = Some(i);
+                break;
+            }
         }
+        let Some(end) = end else {
+            return Err(self.error(st, ErrorKind::Ptr, "string without a terminating NUL in its object"));
+        };
+        if let Some(n) = sym_size {
+            // The string must end within the object's size, not only its
+            // capacity: some byte up to `end` is 0 and lies below the size.
+            let mut ok = self.pool.false_();
+            for (i, b) in bytes[..=end].iter().enumerate() {
+                let nul = match *b {
+                    Byte::C(0) => self.pool.true_(),
+                    Byte::C(_) => continue,
+                    Byte::S(e) => {
+                        let zero = self.pool.constant(8, 0);
+                        self.pool.eq(e, zero)
+                    }
+                };
+                let at = self.pool.constant(64, u128::from(off + i as u64));
+                let inside = self.pool.ult(at, n);
+                let here = self.pool.bool_and(nul, inside);
+                ok = self.pool.bool_or(ok, here);
+            }
+            let msg =
+                format!("out of bound pointer: a string at {:#x} may not end within its object", base + off);
+            self.check_or_fail(st, ok, ErrorKind::Ptr, msg)?;
+        }
+        Ok(bytes[..end].to_vec())
     }
 
     /// A string argument made concrete (format strings).

@@ -87,6 +87,10 @@ pub enum ErrorKind {
     Ptr,
     /// free() of something not allocated by malloc, or freed twice.
     Free,
+    /// An allocation AddressSanitizer refuses and aborts on: larger than it
+    /// serves (a negative size made unsigned), or a calloc whose count
+    /// times size overflows.
+    Alloc,
     /// A write to a read-only object (a string literal).
     ReadOnly,
     /// Division or remainder by zero, or INT_MIN / -1.
@@ -114,6 +118,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Ptr => "ptr",
             ErrorKind::Free => "free",
+            ErrorKind::Alloc => "alloc",
             ErrorKind::ReadOnly => "readonly",
             ErrorKind::Div => "div",
             ErrorKind::Overshift => "overshift",

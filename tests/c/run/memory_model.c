@@ -1,9 +1,10 @@
-/* The heap model: malloc of a symbolic size (concretised, with a warning),
- * calloc, realloc that keeps the contents, and free.
+/* The heap model: malloc of a symbolic size, calloc, realloc that keeps the
+ * contents, and free.
  *
- * Paths: the size is made concrete, so the allocation does not fork; the
- * copied symbolic byte is then tested: 2.
- * expect: exit=2
+ * Paths: the allocation does not fork (its size stays symbolic); memset's
+ * byte loop forks once per length, n = 0..15 (16 paths); on each, the
+ * copied symbolic byte is then tested: 32.
+ * expect: exit=32
  */
 #include <klee/klee.h>
 #include <stdio.h>
