@@ -171,5 +171,6 @@ cases! {
     latin1_bytes_in_comments_and_strings => "latin1",
     statement_like_macros_as_loop_headers => "macros",
     an_index_outside_its_array => "index-provenance",
+    text_printed_before_a_crash => "crash-output",
     printf_result_of_a_symbolic_value => "printf-result",
 }

@@ -100,6 +100,9 @@ pub enum PairGap {
     Disagreement,
     /// The two paths read different input objects, so no one input runs both.
     IncompatibleInputs,
+    /// Both paths crash after printing different text to stdout, which a
+    /// crash natively loses unless it was flushed: no test can tell.
+    Crash,
 }
 
 impl PairGap {
@@ -108,6 +111,7 @@ impl PairGap {
             PairGap::Solver => "a differential query failed (solver timeout or unknown)",
             PairGap::Disagreement => "a candidate test did not replay natively",
             PairGap::IncompatibleInputs => "two of their paths read different inputs and were not compared",
+            PairGap::Crash => "two of their paths crash after printing different text, which a crash loses",
         }
     }
 }
@@ -229,7 +233,30 @@ impl<'a> Differentiator<'a> {
     /// A candidate test for `h` against `g`: an input both paths accept on
     /// which a selected output differs, or `None`.
     fn candidate(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Option<KTest> {
-        let diff = outputs::difference(cx.pool, h, g, self.cfg.outputs)?;
+        // Natively stdout is a pipe, fully buffered: what a crashing run
+        // printed is lost unless flushed, so two crashes compare without it.
+        let both_crash =
+            matches!((&h.termination, &g.termination), (Termination::Error { .. }, Termination::Error { .. }));
+        let outputs = OutputSelection { stdout: self.cfg.outputs.stdout && !both_crash, ..self.cfg.outputs };
+        let diff = outputs::difference(cx.pool, h, g, outputs)?;
+        if both_crash && self.cfg.outputs.stdout && cx.pool.as_const(diff) == Some(0) {
+            // Equal but for the lost text: a gap only if that text can differ.
+            let lost = outputs::difference(cx.pool, h, g, self.cfg.outputs)?;
+            if cx.pool.as_const(lost) != Some(0) {
+                let mut both = h.constraints.clone();
+                both.extend_from_slice(&g.constraints);
+                self.stats.queries += 1;
+                match cx.solver.may_be_true(cx.pool, &both, lost) {
+                    Ok(false) => self.stats.queries_unsat += 1,
+                    Ok(true) => self.gap(&h.revisions, &g.revisions, PairGap::Crash),
+                    Err(_) => {
+                        self.stats.solver_errors += 1;
+                        self.gap(&h.revisions, &g.revisions, PairGap::Solver);
+                    }
+                }
+            }
+            return None;
+        }
         if cx.pool.as_const(diff) == Some(0) {
             self.stats.pairs_identical += 1;
             return None;
