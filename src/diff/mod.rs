@@ -235,8 +235,10 @@ impl<'a> Differentiator<'a> {
     fn candidate(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Option<KTest> {
         // Natively stdout is a pipe, fully buffered: what a crashing run
         // printed is lost unless flushed, so two crashes compare without it.
-        let both_crash =
-            matches!((&h.termination, &g.termination), (Termination::Error { .. }, Termination::Error { .. }));
+        let both_crash = matches!(
+            (&h.termination, &g.termination),
+            (Termination::Error { .. }, Termination::Error { .. })
+        );
         let outputs = OutputSelection { stdout: self.cfg.outputs.stdout && !both_crash, ..self.cfg.outputs };
         let diff = outputs::difference(cx.pool, h, g, outputs)?;
         if both_crash && self.cfg.outputs.stdout && cx.pool.as_const(diff) == Some(0) {
