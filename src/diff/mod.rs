@@ -116,6 +116,15 @@ impl PairGap {
     }
 }
 
+/// Both paths' conditions, and `extra` if given: one query's literals.
+fn both_conditions(h: &HaltedPath, g: &HaltedPath, extra: Option<ExprId>) -> Vec<ExprId> {
+    let mut all = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
+    all.extend_from_slice(&h.constraints);
+    all.extend_from_slice(&g.constraints);
+    all.extend(extra);
+    all
+}
+
 /// The halt observer that generates and confirms differential tests.
 pub struct Differentiator<'a> {
     cfg: DiffConfig,
@@ -244,17 +253,17 @@ impl<'a> Differentiator<'a> {
         if both_crash && self.cfg.outputs.stdout && cx.pool.as_const(diff) == Some(0) {
             // Equal but for the lost text: a gap only if that text can differ.
             let lost = outputs::difference(cx.pool, h, g, self.cfg.outputs)?;
-            if cx.pool.as_const(lost) != Some(0) {
-                let mut both = h.constraints.clone();
-                both.extend_from_slice(&g.constraints);
-                self.stats.queries += 1;
-                match cx.solver.may_be_true(cx.pool, &both, lost) {
-                    Ok(false) => self.stats.queries_unsat += 1,
-                    Ok(true) => self.gap(&h.revisions, &g.revisions, PairGap::Crash),
-                    Err(_) => {
-                        self.stats.solver_errors += 1;
-                        self.gap(&h.revisions, &g.revisions, PairGap::Solver);
-                    }
+            if cx.pool.as_const(lost) == Some(0) {
+                self.stats.pairs_identical += 1;
+                return None;
+            }
+            self.stats.queries += 1;
+            match cx.solver.may_be_true(cx.pool, &both_conditions(h, g, None), lost) {
+                Ok(false) => self.stats.queries_unsat += 1,
+                Ok(true) => self.gap(&h.revisions, &g.revisions, PairGap::Crash),
+                Err(_) => {
+                    self.stats.solver_errors += 1;
+                    self.gap(&h.revisions, &g.revisions, PairGap::Solver);
                 }
             }
             return None;
@@ -278,10 +287,7 @@ impl<'a> Differentiator<'a> {
                 objects.iter().map(|o| input.bytes_padded(o.array, o.size)).collect()
             }
             None => {
-                let mut constraints = Vec::with_capacity(h.constraints.len() + g.constraints.len() + 1);
-                constraints.extend_from_slice(&h.constraints);
-                constraints.extend_from_slice(&g.constraints);
-                constraints.push(diff);
+                let constraints = both_conditions(h, g, Some(diff));
                 self.stats.queries += 1;
                 let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
                 match cx.solver.get_model(cx.pool, &constraints, &arrays) {
