@@ -16,6 +16,7 @@
 
 mod backend;
 mod cache;
+mod float;
 mod independence;
 #[cfg(test)]
 mod tests;
