@@ -102,6 +102,34 @@ pub(crate) enum Libm {
     Cbrt,
 }
 
+/// One libm function on `x` (and `y`), at the precision of their type.
+macro_rules! libm_apply {
+    ($g:expr, $x:expr, $y:expr) => {
+        match $g {
+            Libm::Pow => $x.powf($y),
+            Libm::Atan2 => $x.atan2($y),
+            Libm::Hypot => $x.hypot($y),
+            Libm::Exp => $x.exp(),
+            Libm::Exp2 => $x.exp2(),
+            Libm::Expm1 => $x.exp_m1(),
+            Libm::Log => $x.ln(),
+            Libm::Log2 => $x.log2(),
+            Libm::Log10 => $x.log10(),
+            Libm::Log1p => $x.ln_1p(),
+            Libm::Sin => $x.sin(),
+            Libm::Cos => $x.cos(),
+            Libm::Tan => $x.tan(),
+            Libm::Asin => $x.asin(),
+            Libm::Acos => $x.acos(),
+            Libm::Atan => $x.atan(),
+            Libm::Sinh => $x.sinh(),
+            Libm::Cosh => $x.cosh(),
+            Libm::Tanh => $x.tanh(),
+            Libm::Cbrt => $x.cbrt(),
+        }
+    };
+}
+
 impl Libm {
     pub(crate) fn arity(self) -> usize {
         match self {
@@ -112,54 +140,12 @@ impl Libm {
 
     /// The function at double precision, through Rust's std, which calls the host's libm.
     pub(crate) fn f64(self, x: f64, y: f64) -> f64 {
-        match self {
-            Libm::Pow => x.powf(y),
-            Libm::Atan2 => x.atan2(y),
-            Libm::Hypot => x.hypot(y),
-            Libm::Exp => x.exp(),
-            Libm::Exp2 => x.exp2(),
-            Libm::Expm1 => x.exp_m1(),
-            Libm::Log => x.ln(),
-            Libm::Log2 => x.log2(),
-            Libm::Log10 => x.log10(),
-            Libm::Log1p => x.ln_1p(),
-            Libm::Sin => x.sin(),
-            Libm::Cos => x.cos(),
-            Libm::Tan => x.tan(),
-            Libm::Asin => x.asin(),
-            Libm::Acos => x.acos(),
-            Libm::Atan => x.atan(),
-            Libm::Sinh => x.sinh(),
-            Libm::Cosh => x.cosh(),
-            Libm::Tanh => x.tanh(),
-            Libm::Cbrt => x.cbrt(),
-        }
+        libm_apply!(self, x, y)
     }
 
     /// The same at single precision (`powf`, ...).
     pub(crate) fn f32(self, x: f32, y: f32) -> f32 {
-        match self {
-            Libm::Pow => x.powf(y),
-            Libm::Atan2 => x.atan2(y),
-            Libm::Hypot => x.hypot(y),
-            Libm::Exp => x.exp(),
-            Libm::Exp2 => x.exp2(),
-            Libm::Expm1 => x.exp_m1(),
-            Libm::Log => x.ln(),
-            Libm::Log2 => x.log2(),
-            Libm::Log10 => x.log10(),
-            Libm::Log1p => x.ln_1p(),
-            Libm::Sin => x.sin(),
-            Libm::Cos => x.cos(),
-            Libm::Tan => x.tan(),
-            Libm::Asin => x.asin(),
-            Libm::Acos => x.acos(),
-            Libm::Atan => x.atan(),
-            Libm::Sinh => x.sinh(),
-            Libm::Cosh => x.cosh(),
-            Libm::Tanh => x.tanh(),
-            Libm::Cbrt => x.cbrt(),
-        }
+        libm_apply!(self, x, y)
     }
 }
 
