@@ -138,7 +138,7 @@ fn an_unsupported_conversion_names_the_format_and_the_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("scanf_unsupported.c:15:5: scanf: unsupported conversion \"%f\" in format \"%f\""),
+        err.contains("scanf_unsupported.c:15:5: scanf: unsupported conversion \"%p\" in format \"%p\""),
         "{err}"
     );
     let errs: Vec<_> = std::fs::read_dir(tmp.path().join("out"))
