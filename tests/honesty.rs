@@ -1,5 +1,5 @@
 //! The "must not lie" corpus (`fixtures/honesty/`): patch sets where the
-//! engine approximates (float scanf, an unmodelled external call, an
+//! engine approximates (float arithmetic, an unmodelled external call, an
 //! unsupported instruction, a path deeper than `--max-depth`) or where real
 //! C trips the front end (renamed mains that fall off their end,
 //! statement-like macros, Latin-1 bytes, uninitialised reads), or where

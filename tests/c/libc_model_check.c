@@ -228,25 +228,7 @@ static void check_sort_and_rand(void) {
   }
 }
 
-/* The engine's hook, natively: glibc itself, on the model's text. */
-int __psychic_parse_float(const char *text, unsigned long len, unsigned size, void *out) {
-  char buf[512];
-  int saved = errno, err;
-  if (len >= sizeof buf)
-    abort();
-  memcpy(buf, text, len);
-  buf[len] = 0;
-  errno = 0;
-  if (size == 4)
-    *(float *)out = GLIBC(strtof)(buf, NULL);
-  else if (size == 8)
-    *(double *)out = GLIBC(strtod)(buf, NULL);
-  else
-    *(long double *)out = strtold(buf, NULL);
-  err = errno;
-  errno = saved;
-  return err;
-}
+#include "native/parse_float_hook.c"
 
 static const char *float_texts[] = {
     "", " ", "1", "-1", "+1", "1e", "1e+", "1e-", "1e+x", ".", "-.", "+.5", ".5", "5.", "5.e3", ".e5", "e5",
