@@ -25,7 +25,7 @@ const MAX_SYM_ARGS: u32 = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum StdinModel {
-    /// scanf's integer conversions and %s read typed tokens (fast).
+    /// scanf's integer and float conversions and %s read typed tokens (fast).
     #[default]
     Tokens,
     /// stdin is parsed byte by byte, as glibc does (exact).
