@@ -296,6 +296,7 @@ fixtures! {
     posix_sscanf_arg => "posix/sscanf_arg.c",
     posix_sscanf_floats => "posix/sscanf_floats.c",
     posix_sym_files => "posix/sym_files.c",
+    posix_strtod_arg => "posix/strtod_arg.c",
     array_index => "symbolic/array_index.c",
     get_sign => "symbolic/get_sign.c",
     loops => "symbolic/loops.c",
