@@ -365,8 +365,8 @@ impl Executor<'_> {
                     concrete.push(match b {
                         Byte::C(c) => c,
                         Byte::S(e) => {
-                            let what = "byte of a float's text off the fast path (over 15 digits, an exponent \
-                                        over 22, hex, long double)";
+                            let what = "byte of a float's text off the fast path (too many digits, a large \
+                                        exponent, hex, a NaN payload, long double)";
                             self.concretize(st, &Value::Sym(e), 8, what)? as u8
                         }
                     });
