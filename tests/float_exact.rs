@@ -306,7 +306,10 @@ fn inputs(rng: &mut ChaCha8Rng, n: usize) -> Vec<(u64, u64, u32)> {
             _ => rng.random::<u32>(),
         };
         // The first inputs pair every edge double with itself and a neighbour, so each occurs.
-        let a = if i < EDGE_D.len() { EDGE_D[i] } else { pick_d(rng) };
+        let a = match EDGE_D.get(i) {
+            Some(&edge) => edge,
+            None => pick_d(rng),
+        };
         out.push((a, pick_d(rng), c));
     }
     out

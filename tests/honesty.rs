@@ -1,11 +1,11 @@
 //! The "must not lie" corpus (`fixtures/honesty/`): patch sets where the
-//! engine approximates (float scanf, an unmodelled external call, an
+//! engine approximates (an unmodelled external call, an
 //! unsupported instruction, a path deeper than `--max-depth`) or where real
 //! C trips the front end (renamed mains that fall off their end,
 //! statement-like macros, Latin-1 bytes, uninitialised reads), or where
 //! engine and native run once disagreed (an index outside its array) or the
 //! engine once approximated and now must be exact (`exact`: input-sized
-//! arrays and allocations). For each, the truth comes from native runs of
+//! arrays and allocations, float scanf). For each, the truth comes from native runs of
 //! every revision's own build on a domain of inputs (`case.json`), and
 //! `psychic diff-patches` must either find it or say that its answer is
 //! partial, and why; it may never split revisions that behave alike, and

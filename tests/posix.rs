@@ -101,6 +101,67 @@ fn diff_patches_symbolic_argument() {
     assert_eq!(kt.args[1..], ["--sym-arg", "2"]);
 }
 
+/// Two revisions that differ on one double, 2.5, read by scanf("%lf"):
+/// tokens (the bits are the input) and bytes (glibc's gathering, the digits
+/// as an integer, one exact IEEE division) both reach the comparison with a
+/// symbolic double, and the solver finds 2.5; the test replays on the
+/// revisions' own builds.
+#[test]
+fn diff_patches_float_threshold() {
+    let files = ["diff/threshold.c", "diff/threshold_fix.c"];
+    for (model, n) in [("tokens", "4"), ("bytes", "3")] {
+        let (r, dir) = diff_patches(&files, &["--sym-stdin", n, "--stdin-model", model]);
+        assert!(!r.stats.partial, "{model}: {:?}", r.stats.partial_reasons);
+        tests_replay_on_the_revisions(&files, &r, dir.path());
+        let kt = KTest::read(&dir.path().join("out").join(&r.tests[0].ktest)).unwrap();
+        let stdin = psychic::posix::replay_env(&kt).stdin;
+        let text = String::from_utf8_lossy(&stdin);
+        let word = text.split(|c: char| !c.is_ascii_graphic()).next().and_then(|w| w.parse::<f64>().ok());
+        assert_eq!(word, Some(2.5), "{model}: {text:?}");
+    }
+}
+
+/// Byte mode over 3 symbolic bytes: each of `%f%n` then `%3lg` gathers what
+/// glibc gathers and converts it to glibc's bits (fast path or hook), so
+/// every test, replayed on the native build, prints what the engine
+/// recorded: results, counts consumed, bits, and the next byte.
+#[test]
+fn float_conversions_replay_in_byte_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let prog = fixture("scanf_float_replay.c");
+    let o = psychic(
+        tmp.path(),
+        &["run", &prog, "--output-dir", "out", "--sym-stdin", "3", "--stdin-model", "bytes"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bin = tmp.path().join("native");
+    Toolchain::discover().unwrap().native(Path::new(&prog), &bin, &NativeOptions::default()).unwrap();
+    let mut outputs = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(tmp.path().join("out")).unwrap() {
+        let ktest = e.unwrap().path();
+        if ktest.extension().is_none_or(|x| x != "ktest") {
+            continue;
+        }
+        let kt = KTest::read(&ktest).unwrap();
+        let mut req = psychic::replay::Request::new(&bin, None, 0);
+        req.env = psychic::posix::replay_env(&kt);
+        let out = psychic::replay::run(&req).unwrap();
+        let want = std::fs::read(ktest.with_extension("stdout")).unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&want),
+            "{}",
+            ktest.display()
+        );
+        outputs.insert(want);
+    }
+    // Results 1, 0 and EOF, of both conversions, and many values.
+    assert!(outputs.len() > 50, "{} distinct outputs", outputs.len());
+    for r in ["1 ", "0 ", "-1 "] {
+        assert!(outputs.iter().any(|o| o.starts_with(r.as_bytes())), "no result {r}");
+    }
+}
+
 /// A failed command: status 2, one line naming `what`.
 fn fails(args: &[&str], what: &str) {
     let tmp = tempfile::tempdir().unwrap();
@@ -138,7 +199,7 @@ fn an_unsupported_conversion_names_the_format_and_the_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("scanf_unsupported.c:15:5: scanf: unsupported conversion \"%f\" in format \"%f\""),
+        err.contains("scanf_unsupported.c:15:5: scanf: unsupported conversion \"%p\" in format \"%p\""),
         "{err}"
     );
     let errs: Vec<_> = std::fs::read_dir(tmp.path().join("out"))

@@ -5,4 +5,9 @@
 /* Every model definition yields to the program's own. */
 #define MODEL __attribute__((weak))
 
+/* scanf's conversion of the float text it gathered (stdlib.c, for posix.c):
+ * glibc's strtof, strtod or strtold by `size` (4, 8, 16) into `out`; 0 when
+ * nothing converts, and then nothing is stored. */
+int __psychic_scan_float(const char *text, unsigned size, void *out);
+
 #endif

@@ -9,9 +9,9 @@
  *
  * stdin models (--stdin-model): `bytes` parses the N symbolic bytes of stdin
  * as glibc does, one byte at a time. `tokens` (the default) gives each integer
- * conversion and %s of scanf on stdin a fresh typed input, the token, named
- * stdin-tok-POS-KIND, placed before raw byte POS; psychic renders the tokens'
- * text into the `stdin` object when it writes a test (src/posix.rs). The byte
+ * or float conversion and %s of scanf on stdin a fresh typed input, the token,
+ * named stdin-tok-POS-KIND, placed before raw byte POS; psychic renders the
+ * tokens' text into the `stdin` object when it writes a test (src/posix.rs). The byte
  * after a token (its separator) must not continue it; a conversion or a
  * whitespace directive that skips it requires it to be whitespace. */
 #include <errno.h>
@@ -465,7 +465,8 @@ static void token_name(char name[32], unsigned pos, char kind) {
 }
 
 /* Token mode: a typed input, whose kind says how its text renders (d: signed
- * decimal, u: unsigned decimal, x: hex, o: octal). There must be a raw byte
+ * decimal, u: unsigned decimal, x: hex, o: octal, f: a float or a double by
+ * its size, as the shortest text that reads back to its bits). There must be a raw byte
  * left for its separator, which bounds the tokens by the stdin size. */
 static int token_int(struct src *s, int size, char kind, unsigned long long *out) {
   struct vfile *v = s->v;
@@ -525,6 +526,129 @@ static int scan_int(struct src *s, int base, int is_signed, unsigned width, unsi
   return 1;
 }
 
+/* A float token's bits: a value whose text glibc reads back to the same
+ * bits (src/posix.rs renders it): finite, an infinity, or the quiet NaN
+ * without payload that "nan" and "-nan" give. */
+static int renders(unsigned long long b, int size) {
+  unsigned long long sign = size == 4 ? 1ull << 31 : 1ull << 63;
+  unsigned long long inf = size == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+  unsigned long long nan = size == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull;
+  return ((b & inf) != inf) | ((b & ~sign) == inf) | ((b & ~sign) == nan);
+}
+
+/* glibc's `width == 0 || (c = inchar ()) == EOF` (then the width shrinks);
+ * `left` is the width left, -1 without one. */
+static int more(struct src *s, int *left, int *c) {
+  if (*left == 0)
+    return 0;
+  *c = sgetc(s);
+  if (*c == EOF)
+    return 0;
+  if (*left > 0)
+    --*left;
+  return 1;
+}
+
+/* The rest of "nan", "inf" or "infinity", in either case: a byte that does
+ * not match is a matching failure, and glibc does not push it back. */
+static int letters(struct src *s, int *left, char *buf, unsigned *n, const char *rest) {
+  int c;
+  for (; *rest; rest++) {
+    if (!more(s, left, &c) || (c | 0x20) != *rest)
+      return 0;
+    buf[(*n)++] = (char)c;
+  }
+  return 1;
+}
+
+#define FLOAT_TEXT 64
+
+/* Byte mode: glibc's way (vfscanf's case 'f'), the text gathered as glibc
+ * gathers it, then converted by the model's strtof/strtod/strtold, which may
+ * take only a prefix ("1e" reads as 1, the 'e' consumed). Returns 1, 0
+ * (matching failure) or EOF. */
+static int scan_float(struct src *s, unsigned width, unsigned size, void *dst) {
+  char buf[FLOAT_TEXT + 1];
+  unsigned n = 0;
+  int left = width ? (int)width : -1, c;
+  int got_digit = 0, got_dot = 0, got_e = 0, got_sign = 0, hex = 0, after_e = 0, exp_char = 'e';
+  skip_space(s);
+  c = sgetc(s);
+  if (c == EOF)
+    return EOF;
+  if (left > 0)
+    left--;
+  if ((c == '-') | (c == '+')) {
+    got_sign = 1;
+    buf[n++] = (char)c;
+    if (!more(s, &left, &c))
+      return 0;
+  }
+  if ((c | 0x20) == 'n') {
+    buf[n++] = (char)c;
+    if (!letters(s, &left, buf, &n, "an"))
+      return 0;
+    buf[n] = 0;
+    return __psychic_scan_float(buf, size, dst);
+  }
+  if ((c | 0x20) == 'i') {
+    buf[n++] = (char)c;
+    if (!letters(s, &left, buf, &n, "nf"))
+      return 0;
+    if (more(s, &left, &c)) {
+      if ((c | 0x20) != 'i')
+        sunget(s, c);
+      else if (buf[n++] = (char)c, !letters(s, &left, buf, &n, "nity"))
+        return 0;
+    }
+    buf[n] = 0;
+    return __psychic_scan_float(buf, size, dst);
+  }
+  if (left != 0 && c == '0') {
+    buf[n++] = '0';
+    c = sgetc(s);
+    if (left > 0)
+      left--;
+    if (left != 0 && (c | 0x20) == 'x') {
+      buf[n++] = (char)c;
+      hex = 1;
+      exp_char = 'p';
+      c = sgetc(s);
+      if (left > 0)
+        left--;
+    } else {
+      got_digit = 1;
+    }
+  }
+  for (;;) {
+    int sign_may_follow = after_e;
+    after_e = 0;
+    if (n >= FLOAT_TEXT)
+      __psychic_model_error("scanf: a float's text longer than 64 bytes");
+    if (is_digit_in(c, hex && !got_e ? 16 : 10)) {
+      buf[n++] = (char)c;
+      got_digit = 1;
+    } else if (sign_may_follow && ((c == '-') | (c == '+'))) {
+      buf[n++] = (char)c;
+    } else if (got_digit && !got_e && (c | 0x20) == exp_char) {
+      buf[n++] = (char)exp_char;
+      got_e = got_dot = after_e = 1;
+    } else if (!got_dot && c == '.') {
+      buf[n++] = '.';
+      got_dot = 1;
+    } else {
+      sunget(s, c);
+      break;
+    }
+    if (!more(s, &left, &c))
+      break;
+  }
+  if (n == (unsigned)got_sign || (hex && n == 2u + (unsigned)got_sign))
+    return 0;
+  buf[n] = 0;
+  return __psychic_scan_float(buf, size, dst);
+}
+
 /* A %[ set: its end, or 0 if unterminated. */
 static const char *scan_set(const char *p, int *negate) {
   *negate = *p == '^';
@@ -559,6 +683,9 @@ static int vscan(struct src *s, const char *format, va_list ap) {
   for (; *f; f++) {
     const char *spec = f;
     int suppress = 0, size = 4, is_long = 0;
+    /* A float's size: glibc's LONGDBL (ll, L, q) is long double, LONG (l,
+     * and j, z, t on x86-64) double. */
+    unsigned fsize = 4;
     unsigned width = 0;
     unsigned long long value;
     void *dst;
@@ -589,9 +716,9 @@ static int vscan(struct src *s, const char *format, va_list ap) {
     else if (*f == 'h')
       size = 2, f++;
     else if (f[0] == 'l' && f[1] == 'l')
-      size = 8, f += 2;
+      size = 8, fsize = 16, f += 2;
     else if (*f == 'l' || *f == 'j' || *f == 'z' || *f == 't' || *f == 'q' || *f == 'L')
-      size = 8, is_long = 1, f++;
+      size = 8, fsize = *f == 'q' || *f == 'L' ? 16 : 8, is_long = 1, f++;
     dst = suppress ? 0 : va_arg(ap, void *);
     switch (*f) {
     case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': {
@@ -609,6 +736,25 @@ static int vscan(struct src *s, const char *format, va_list ap) {
       }
       if (dst)
         store_int(dst, size, value), assigned++;
+      done++;
+      break;
+    }
+    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A': {
+      /* Token mode has no x87 value to render: long double reads bytes. */
+      if (s->tokens && !width && fsize != 16) {
+        if (!token_int(s, (int)fsize, 'f', &value))
+          return done ? assigned : EOF;
+        klee_assume(renders(value, (int)fsize));
+        if (dst)
+          store_int(dst, (int)fsize, value), assigned++;
+      } else {
+        unsigned char scratch[16];
+        int r = scan_float(s, width, fsize, dst ? dst : scratch);
+        if (r != 1)
+          return r == EOF && !done ? EOF : assigned;
+        if (dst)
+          assigned++;
+      }
       done++;
       break;
     }

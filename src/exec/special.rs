@@ -36,6 +36,11 @@ pub(super) enum Handler {
     /// does not support (a scanf conversion); a `model` error at the
     /// program's call.
     ModelError,
+    /// `__psychic_parse_float(text, len, size, out)`: the libc model's
+    /// strtod beyond Clinger's fast path (more digits, larger exponents,
+    /// hex, NaN payloads, long double). The text is made concrete and
+    /// converted by the host's glibc, which the native replay runs.
+    ParseFloat,
     IsSymbolic,
     IsReplay,
     PreferCex,
@@ -161,6 +166,7 @@ impl Handler {
             "klee_abort" => KleeAbort,
             "klee_report_error" => ReportError,
             "__psychic_model_error" => ModelError,
+            "__psychic_parse_float" => ParseFloat,
             "klee_is_symbolic" => IsSymbolic,
             "klee_is_replay" => IsReplay,
             "klee_prefer_cex" => PreferCex,
@@ -330,6 +336,38 @@ impl Executor<'_> {
                     *location = Some(caller);
                 }
                 return Err(Stop::Halt(Box::new(t)));
+            }
+            Handler::ParseFloat => {
+                let n = self.concretize(st, &arg(1), 64, "float text length")? as u64;
+                let size = self.concretize(st, &arg(2), 32, "float size")? as usize;
+                let text = if n == 0 {
+                    Vec::new()
+                } else {
+                    let place = self.resolve(st, &arg(0), n, false)?;
+                    self.read_bytes(st, place, n)
+                };
+                let mut concrete = Vec::with_capacity(text.len());
+                for b in text {
+                    concrete.push(match b {
+                        Byte::C(c) => c,
+                        Byte::S(e) => {
+                            let what = "byte of a float's text off the fast path (too many digits, a large \
+                                        exponent, hex, a NaN payload, long double)";
+                            self.concretize(st, &Value::Sym(e), 8, what)? as u8
+                        }
+                    });
+                }
+                let Some((bytes, errno)) = host_parse_float(&concrete, size) else {
+                    return Err(self.error(
+                        st,
+                        ErrorKind::Exec,
+                        format!("__psychic_parse_float of size {size}"),
+                    ));
+                };
+                let place = self.resolve(st, &arg(3), bytes.len() as u64, true)?;
+                let bytes: Vec<Byte> = bytes.into_iter().map(Byte::C).collect();
+                self.write_bytes(st, place, &bytes);
+                int(errno as u32 as u128)
             }
             Handler::AssertFail => {
                 let assertion = self.string_arg(st, &arg(0), "assertion text")?;
@@ -574,6 +612,30 @@ impl Executor<'_> {
         };
         self.warn(format!("called external function `{}` natively", f.name));
         Ok(m.int_width(f.ret).map(|w| Value::Int(u128::from(r) & mask(w))))
+    }
+}
+
+/// `text` as glibc's strtof, strtod or strtold (`size` 4, 8, 16) converts
+/// it: the value's bytes (10 for a long double, as x87 stores it) and the
+/// errno it set. psychic runs where the native replay runs, on glibc.
+fn host_parse_float(text: &[u8], size: usize) -> Option<(Vec<u8>, i32)> {
+    let text = CString::new(text).ok()?;
+    // SAFETY: the text is NUL-terminated; errno is this thread's; each call
+    // writes only its own result (sscanf's `%Lf` the 16-byte buffer).
+    unsafe {
+        *libc::__errno_location() = 0;
+        let bytes = match size {
+            4 => libc::strtof(text.as_ptr(), std::ptr::null_mut()).to_le_bytes().to_vec(),
+            8 => libc::strtod(text.as_ptr(), std::ptr::null_mut()).to_le_bytes().to_vec(),
+            16 => {
+                // Rust has no x87 type: glibc's scanf stores its strtold result.
+                let mut out = [0u8; 16];
+                libc::sscanf(text.as_ptr(), c"%Lf".as_ptr(), out.as_mut_ptr());
+                out[..10].to_vec()
+            }
+            _ => return None,
+        };
+        Some((bytes, *libc::__errno_location()))
     }
 }
 

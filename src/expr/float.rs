@@ -356,7 +356,7 @@ mod tests {
         let qnan = 0xfff0_0000_0000_0002u128 | FKind::F64.quiet_bit();
         assert_eq!(bin(FBinOp::Add, FKind::F64, d(1.0), snan), snan | FKind::F64.quiet_bit());
         assert_eq!(bin(FBinOp::Mul, FKind::F64, qnan, snan), qnan);
-        assert_eq!(convert(FKind::F64, FKind::F32, default), u128::from(FKind::F32.default_nan()));
+        assert_eq!(convert(FKind::F64, FKind::F32, default), FKind::F32.default_nan());
         assert_eq!(convert(FKind::F32, FKind::F64, FKind::F32.default_nan()), default);
         assert_eq!(to_int(true, FKind::F64, 32, d(f64::NAN)), 1 << 31);
         assert_eq!(to_int(true, FKind::F64, 16, d(3.3e12)), 0);

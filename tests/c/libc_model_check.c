@@ -228,7 +228,71 @@ static void check_sort_and_rand(void) {
   }
 }
 
+#include "native/parse_float_hook.c"
+
+static const char *float_texts[] = {
+    "", " ", "1", "-1", "+1", "1e", "1e+", "1e-", "1e+x", ".", "-.", "+.5", ".5", "5.", "5.e3", ".e5", "e5",
+    "0", "-0", "00012.50", "0.1", "0.2", "0.3", "2.5", "-2.5e-3", "1e22", "1e23", "1e-22", "1e-23",
+    "123456789012345", "1234567890123456", "12345678901234567890", "9007199254740993", "0.000001",
+    "1.7976931348623157e308", "1e309", "2e-324", "4.9e-324", "1e-400", "1e0005", "1e99999999999",
+    "3.4028235e38", "3.4028236e38", "1.17549435e-38", "1e-45", "16777217", "1234567", "12345678", "0.1e1",
+    "inf", "-INF", "infinity", "Infinity!", "infinit", "infx", "nan", "-nan", "NaN", "nan(12)", "nan()",
+    "nan(0x7)", "nan(abc", "nan(a_b)", "nx", "0x", "0x.", "0xg", "0x1p3", "0x1P-2q", "0x.8", "0x1.8p",
+    "0xe", "0x1p+", "-0x10", "0xffffffffffffffffff", "1,5", "1.5.6", "1e5e3", "--1", "\t\n 42 ", "x",
+    "999999999999999", "0.9999999", "7e22", "7e-22", "12.34e-5", "1e+005",
+};
+
+static void check_floats(void) {
+  char detail[128];
+  for (size_t i = 0; i < sizeof float_texts / sizeof *float_texts; i++) {
+    const char *s = float_texts[i];
+    char *e1, *e2;
+    int err1, err2;
+    snprintf(detail, sizeof detail, "\"%s\"", s);
+    errno = 0;
+    double d1 = strtod(s, &e1);
+    err1 = errno;
+    errno = 0;
+    double d2 = GLIBC(strtod)(s, &e2);
+    err2 = errno;
+    check(memcmp(&d1, &d2, sizeof d1) == 0 && e1 == e2 && err1 == err2, "strtod", detail);
+    errno = 0;
+    float f1 = strtof(s, &e1);
+    err1 = errno;
+    errno = 0;
+    float f2 = GLIBC(strtof)(s, &e2);
+    err2 = errno;
+    check(memcmp(&f1, &f2, sizeof f1) == 0 && e1 == e2 && err1 == err2, "strtof", detail);
+    d1 = atof(s), d2 = GLIBC(atof)(s);
+    check(memcmp(&d1, &d2, sizeof d1) == 0, "atof", detail);
+  }
+  /* Random decimals on the fast path's edges: up to 17 digits, a point
+   * anywhere, exponents around +-22. */
+  srand(11);
+  for (int i = 0; i < 20000; i++) {
+    char s[64];
+    int n = 0, digits = 1 + rand() % 17, point = rand() % (digits + 2);
+    if (rand() % 4 == 0)
+      s[n++] = '-';
+    for (int k = 0; k < digits; k++) {
+      if (k == point)
+        s[n++] = '.';
+      s[n++] = (char)('0' + rand() % 10);
+    }
+    if (rand() % 2)
+      n += snprintf(s + n, sizeof s - (size_t)n, "e%d", rand() % 61 - 30);
+    s[n] = 0;
+    char *e1, *e2;
+    double d1 = strtod(s, &e1), d2 = GLIBC(strtod)(s, &e2);
+    float f1 = strtof(s, &e1), f2 = GLIBC(strtof)(s, &e2);
+    snprintf(detail, sizeof detail, "\"%s\"", s);
+    check(memcmp(&d1, &d2, sizeof d1) == 0 && memcmp(&f1, &f2, sizeof f1) == 0 && e1 == e2, "strtod/strtof",
+          detail);
+  }
+}
+
 int main(void) {
+  check_floats();
   check_strings();
   check_ctype();
   check_numbers();

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "parse_float_hook.c"
 #include "traces.h"
 
 int fixture_main(void);

@@ -2,16 +2,16 @@
  * call; the other path goes on.
  * flags: --sym-stdin 4
  * expect: exit=1 model=1
- * The first token decides: 0 reads a float (unsupported: model), else exit.
+ * The first token decides: 0 reads a pointer (unsupported: model), else exit.
  */
 #include <stdio.h>
 
 int main(void) {
   int k;
-  float f;
+  void *p;
   if (scanf("%d", &k) != 1)
     return 9;
   if (k == 0)
-    scanf("%f", &f); // ERROR: model
+    scanf("%p", &p); // ERROR: model
   return 0;
 }
