@@ -11,6 +11,7 @@
 //! share a path need no query among them: they behave alike on it.
 
 pub mod confirm;
+mod floats;
 pub mod outputs;
 
 use std::path::{Path, PathBuf};

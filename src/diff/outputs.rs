@@ -15,6 +15,7 @@ use crate::expr::fold::mask;
 use crate::expr::{BinOp, ExprId, ExprPool, Node};
 
 use super::confirm::OutputSelection;
+use super::floats;
 
 /// The condition under which `a` and `b` differ in a selected output, or
 /// `None` if either path has no comparable behaviour (a silent or unfinished
@@ -175,8 +176,12 @@ fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
                 }
                 // A `*` width or precision comes first; the value is last.
                 for (k, (a, b)) in u.iter().zip(v.iter()).enumerate() {
-                    let conv = if k + 1 == u.len() { s.conv } else { b'd' };
-                    terms.push(arg_difference(pool, a, b, conv));
+                    let term = if k + 1 == u.len() {
+                        value_difference(pool, s, a, b)
+                    } else {
+                        arg_difference(pool, a, b, b'd')
+                    };
+                    terms.push(term);
                 }
                 (i, j) = (i + 1, j + 1);
             }
@@ -211,7 +216,8 @@ fn byte_expr(pool: &mut ExprPool, a: &Atom) -> ExprId {
 /// could be its digits (a concrete `-` first for `%d`, then digits or
 /// symbolic bytes), so the match is exact only when what follows the
 /// conversion (`next`) is a concrete byte that cannot continue that run;
-/// otherwise `None`, as when the bytes can never be its output.
+/// otherwise `None`, as when the bytes can never be its output. A float
+/// conversion, whatever its flags, is `float_spelled`.
 fn spelled(
     pool: &mut ExprPool,
     spec: &Spec,
@@ -219,6 +225,10 @@ fn spelled(
     next: Option<&Atom>,
     text: &[Atom],
 ) -> Option<(ExprId, usize)> {
+    if floats::is_float_conv(spec.conv) {
+        let [FmtArg::Scalar(e)] = args else { return None };
+        return float_spelled(pool, spec, *e, next, text);
+    }
     let plain = Spec { int_bits: spec.int_bits, conv: spec.conv, ..Spec::default() };
     let ([FmtArg::Scalar(e)], true) = (args, *spec == plain) else { return None };
     let e = *e;
@@ -291,6 +301,80 @@ fn spelled(
     let equal = pool.eq(wide, number);
     same = pool.bool_and(same, equal);
     Some((pool.bool_not(same), len))
+}
+
+/// A float conversion of `bits` against the bytes `text` starts with: the
+/// condition under which it prints something else, and how many atoms it
+/// stands for. Its text lies within the run of concrete bytes a float field
+/// may hold, which must end at a concrete byte or the stream's end; of the
+/// lengths that `next` allows (the byte after the conversion, or the end),
+/// exactly one may be printed by some double, else `None` (an ambiguity, or
+/// no double prints the bytes: a difference everywhere).
+fn float_spelled(
+    pool: &mut ExprPool,
+    spec: &Spec,
+    bits: ExprId,
+    next: Option<&Atom>,
+    text: &[Atom],
+) -> Option<(ExprId, usize)> {
+    let run: Vec<u8> = text
+        .iter()
+        .map_while(|a| match a {
+            Atom::Byte(c) if floats::may_print(*c) => Some(*c),
+            _ => None,
+        })
+        .take(floats::MAX_TEXT + 1)
+        .collect();
+    if run.len() > floats::MAX_TEXT || !matches!(text.get(run.len()), None | Some(Atom::Byte(_))) {
+        return None;
+    }
+    let mut found = None;
+    for len in 1..=run.len() {
+        let fits = match next {
+            None => len == text.len(),
+            Some(Atom::Byte(c)) => matches!(text.get(len), Some(Atom::Byte(d)) if d == c),
+            Some(_) => true,
+        };
+        if !fits {
+            continue;
+        }
+        let prints = floats::prints(pool, spec, bits, &run[..len])?;
+        if pool.as_const(prints) == Some(0) {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some((pool.bool_not(prints), len));
+    }
+    found
+}
+
+/// Whether the last argument of two equal conversions prints differently.
+/// A float conversion of a concrete value against a symbolic one is exact
+/// (`floats::prints` of its text); of two symbolic values it is a may-differ
+/// term (`floats::print_alike`), which native replay settles.
+fn value_difference(pool: &mut ExprPool, spec: &Spec, u: &FmtArg, v: &FmtArg) -> ExprId {
+    let (FmtArg::Scalar(x), FmtArg::Scalar(y)) = (u, v) else { return arg_difference(pool, u, v, spec.conv) };
+    if !floats::is_float_conv(spec.conv) || pool.width(*x) != 64 || pool.width(*y) != 64 {
+        return arg_difference(pool, u, v, spec.conv);
+    }
+    let exact = match (pool.as_const(*x), pool.as_const(*y)) {
+        (Some(c), None) | (None, Some(c)) => {
+            let symbolic = if pool.as_const(*x).is_none() { *x } else { *y };
+            let pieces = [Piece::Conv(*spec)];
+            let text = printf::render(&pieces, &[printf::Arg::Double(f64::from_bits(c as u64))]);
+            floats::prints(pool, spec, symbolic, &text)
+        }
+        _ => None,
+    };
+    match exact {
+        Some(prints) => pool.bool_not(prints),
+        None => {
+            let alike = floats::print_alike(pool, *x, *y);
+            pool.bool_not(alike)
+        }
+    }
 }
 
 /// Decimal digits that `sprintf` wrote for a symbolic magnitude `m`
