@@ -50,6 +50,11 @@ pub(super) fn print_alike(pool: &mut ExprPool, x: ExprId, y: ExprId) -> ExprId {
     pool.bool_or(same_bits, nans)
 }
 
+/// What a float conversion prints of the double with these bits.
+pub(super) fn text_of(spec: &Spec, bits: u64) -> Vec<u8> {
+    printf::render(&[Piece::Conv(*spec)], &[Arg::Double(f64::from_bits(bits))])
+}
+
 /// The condition under which the double `bits` prints exactly `text` under
 /// `spec`, or `None` where this cannot say (a `*` width or precision, `%a`,
 /// not 64 bits).
@@ -60,8 +65,7 @@ pub(super) fn prints(pool: &mut ExprPool, spec: &Spec, bits: ExprId, text: &[u8]
     if pool.width(bits) != 64 {
         return None;
     }
-    let pieces = [Piece::Conv(*spec)];
-    let render = |b: u64| printf::render(&pieces, &[Arg::Double(f64::from_bits(b))]);
+    let render = |b: u64| text_of(spec, b);
     let target = decimal(text);
     let (s, m) = sign_and_magnitude(pool, bits);
     let mut any = pool.false_();

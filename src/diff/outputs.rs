@@ -12,7 +12,7 @@
 use crate::exec::printf::{self, Piece, Spec};
 use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination};
 use crate::expr::fold::mask;
-use crate::expr::{BinOp, ExprId, ExprPool, Node};
+use crate::expr::{Assignment, BinOp, ExprId, ExprPool, Node};
 
 use super::confirm::OutputSelection;
 use super::floats;
@@ -25,6 +25,33 @@ pub fn difference(
     a: &HaltedPath,
     b: &HaltedPath,
     sel: OutputSelection,
+) -> Option<ExprId> {
+    difference_at(pool, a, b, sel, None)
+}
+
+/// A stronger condition than [`difference`], for a better candidate when a
+/// model `at` of it may print alike: each pair of symbolic doubles that
+/// `difference` compares by a may-differ term (their bits) must print
+/// different text, one of them keeping the text it has under `at`. `None`
+/// where there is no such pair. Never a proof: a pair of doubles that print
+/// alike whatever `at` is would make it unsatisfiable.
+pub fn sharpened(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    sel: OutputSelection,
+    at: &Assignment,
+) -> Option<ExprId> {
+    let sharp = difference_at(pool, a, b, sel, Some(at))?;
+    (Some(sharp) != difference(pool, a, b, sel)).then_some(sharp)
+}
+
+fn difference_at(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    sel: OutputSelection,
+    at: Option<&Assignment>,
 ) -> Option<ExprId> {
     let mut terms = Vec::new();
     match (&a.termination, &b.termination) {
@@ -50,10 +77,10 @@ pub fn difference(
         }
     }
     if sel.stdout {
-        terms.push(stream_difference(pool, a, b, Stream::Stdout));
+        terms.push(stream_difference(pool, a, b, Stream::Stdout, at));
     }
     if sel.stderr {
-        terms.push(stream_difference(pool, a, b, Stream::Stderr));
+        terms.push(stream_difference(pool, a, b, Stream::Stderr, at));
     }
     if sel.annotations {
         terms.push(annotation_difference(pool, a, b));
@@ -136,9 +163,15 @@ fn byte_atom<'a>(pool: &ExprPool, b: ExprId) -> Atom<'a> {
 /// or by `%c`, what the other prints by `%d`) compares its argument with the
 /// number those bytes spell. Where neither fits, the streams count as
 /// different on every input; native replay then settles the exact bytes.
-fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream: Stream) -> ExprId {
+fn stream_difference(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    stream: Stream,
+    at: Option<&Assignment>,
+) -> ExprId {
     let (x, y) = (atoms(pool, a, stream), atoms(pool, b, stream));
-    match align(pool, &x, &y) {
+    match align(pool, &x, &y, at) {
         Some(terms) => {
             let mut any = pool.false_();
             for t in terms {
@@ -153,7 +186,7 @@ fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream
 /// Terms whose disjunction holds whenever `x` and `y` print different bytes
 /// (each term is false only where its two pieces print the same), or `None`
 /// when they differ on every input (or cannot be lined up).
-fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
+fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom], at: Option<&Assignment>) -> Option<Vec<ExprId>> {
     let (mut i, mut j) = (0, 0);
     let mut terms = Vec::new();
     loop {
@@ -177,7 +210,7 @@ fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
                 // A `*` width or precision comes first; the value is last.
                 for (k, (a, b)) in u.iter().zip(v.iter()).enumerate() {
                     let term = if k + 1 == u.len() {
-                        value_difference(pool, s, a, b)
+                        value_difference(pool, s, a, b, at)
                     } else {
                         arg_difference(pool, a, b, b'd')
                     };
@@ -353,8 +386,15 @@ fn float_spelled(
 /// Whether the last argument of two equal conversions prints differently.
 /// A float conversion of a concrete value against a symbolic one is exact
 /// (`floats::prints` of its text); of two symbolic values it is a may-differ
-/// term (`floats::print_alike`), which native replay settles.
-fn value_difference(pool: &mut ExprPool, spec: &Spec, u: &FmtArg, v: &FmtArg) -> ExprId {
+/// term (`floats::print_alike`), which native replay settles, or with a
+/// model `at` (see [`sharpened`]) a must-differ term.
+fn value_difference(
+    pool: &mut ExprPool,
+    spec: &Spec,
+    u: &FmtArg,
+    v: &FmtArg,
+    at: Option<&Assignment>,
+) -> ExprId {
     let (FmtArg::Scalar(x), FmtArg::Scalar(y)) = (u, v) else { return arg_difference(pool, u, v, spec.conv) };
     if !floats::is_float_conv(spec.conv) || pool.width(*x) != 64 || pool.width(*y) != 64 {
         return arg_difference(pool, u, v, spec.conv);
@@ -362,19 +402,30 @@ fn value_difference(pool: &mut ExprPool, spec: &Spec, u: &FmtArg, v: &FmtArg) ->
     let exact = match (pool.as_const(*x), pool.as_const(*y)) {
         (Some(c), None) | (None, Some(c)) => {
             let symbolic = if pool.as_const(*x).is_none() { *x } else { *y };
-            let pieces = [Piece::Conv(*spec)];
-            let text = printf::render(&pieces, &[printf::Arg::Double(f64::from_bits(c as u64))]);
-            floats::prints(pool, spec, symbolic, &text)
+            floats::prints(pool, spec, symbolic, &floats::text_of(spec, c as u64))
         }
         _ => None,
     };
-    match exact {
-        Some(prints) => pool.bool_not(prints),
-        None => {
-            let alike = floats::print_alike(pool, *x, *y);
-            pool.bool_not(alike)
-        }
+    if let Some(prints) = exact {
+        return pool.bool_not(prints);
     }
+    let sharp = at.and_then(|at| {
+        // One side keeps its text under `at`, the other prints another.
+        let mut either = pool.false_();
+        for (keep, other) in [(*x, *y), (*y, *x)] {
+            let text = floats::text_of(spec, pool.eval(keep, at) as u64);
+            let kept = floats::prints(pool, spec, keep, &text)?;
+            let moved = floats::prints(pool, spec, other, &text)?;
+            let moved = pool.bool_not(moved);
+            let both = pool.bool_and(kept, moved);
+            either = pool.bool_or(either, both);
+        }
+        Some(either)
+    });
+    sharp.unwrap_or_else(|| {
+        let alike = floats::print_alike(pool, *x, *y);
+        pool.bool_not(alike)
+    })
 }
 
 /// Decimal digits that `sprintf` wrote for a symbolic magnitude `m`
@@ -491,7 +542,6 @@ fn annotation_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath) ->
 mod tests {
     use super::*;
     use crate::exec::printf::Arg;
-    use crate::expr::Assignment;
 
     /// Wherever `spelled` says a conversion prints the bytes it meets, glibc's
     /// rendering (our `printf::render`) prints exactly those bytes, for every
