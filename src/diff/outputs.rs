@@ -384,7 +384,7 @@ fn float_spelled(
 }
 
 /// Whether the last argument of two equal conversions prints differently.
-/// A float conversion of a concrete value against a symbolic one is exact
+/// A float conversion with a concrete value on either side is exact
 /// (`floats::prints` of its text); of two symbolic values it is a may-differ
 /// term (`floats::print_alike`), which native replay settles, or with a
 /// model `at` (see [`sharpened`]) a must-differ term.
@@ -403,6 +403,10 @@ fn value_difference(
         (Some(c), None) | (None, Some(c)) => {
             let symbolic = if pool.as_const(*x).is_none() { *x } else { *y };
             floats::prints(pool, spec, symbolic, &floats::text_of(spec, c as u64))
+        }
+        (Some(c), Some(d)) if spec.width != Some(None) && spec.precision != Some(None) => {
+            let alike = floats::text_of(spec, c as u64) == floats::text_of(spec, d as u64);
+            Some(pool.bool_const(alike))
         }
         _ => None,
     };
@@ -592,5 +596,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Two constant doubles under one conversion differ exactly where their
+    /// texts do (a symbolic printf may hold a constant beside its inputs).
+    #[test]
+    fn constant_doubles_compare_by_text() {
+        let mut pool = ExprPool::new();
+        let [Piece::Conv(spec)] = &printf::parse(b"%.2f")[..] else { panic!("one conversion") };
+        let mut d = |a: f64, b: f64| {
+            let (x, y) =
+                (pool.constant(64, u128::from(a.to_bits())), pool.constant(64, u128::from(b.to_bits())));
+            let t = value_difference(&mut pool, spec, &FmtArg::Scalar(x), &FmtArg::Scalar(y), None);
+            pool.as_const(t)
+        };
+        assert_eq!(d(0.301, 0.302), Some(0));
+        assert_eq!(d(0.301, 0.311), Some(1));
+        assert_eq!(d(0.0, -0.0), Some(1));
+        assert_eq!(d(f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001)), Some(0));
     }
 }
