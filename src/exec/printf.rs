@@ -18,7 +18,7 @@ pub enum Piece {
     Conv(Spec),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Spec {
     pub minus: bool,
     pub plus: bool,
