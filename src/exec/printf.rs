@@ -28,7 +28,9 @@ pub struct Spec {
     /// `Some(None)` for `*` (taken from an argument).
     pub width: Option<Option<usize>>,
     pub precision: Option<Option<usize>>,
-    /// Bits of the integer argument the length modifier names.
+    /// Bits of the integer argument the length modifier names. A float
+    /// conversion has 32, or 128 for a long double (`L`, `q`): `l` does
+    /// nothing there, so `%lf` and `%f` are one spec and compare alike.
     pub int_bits: u32,
     pub conv: u8,
 }
@@ -109,6 +111,7 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
             i += 1;
             s.precision = Some(number(&mut i).unwrap_or(Some(0)));
         }
+        let mut long_double = false;
         loop {
             match fmt.get(i) {
                 Some(b'h') if fmt.get(i + 1) == Some(&b'h') => {
@@ -119,8 +122,9 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
                     s.int_bits = 16;
                     i += 1;
                 }
-                Some(b'l' | b'z' | b'j' | b't' | b'q' | b'L') => {
+                Some(&m @ (b'l' | b'z' | b'j' | b't' | b'q' | b'L')) => {
                     s.int_bits = 64;
+                    long_double |= m == b'L' || m == b'q';
                     i += 1;
                 }
                 _ => break,
@@ -130,6 +134,9 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
             Some(&c) if b"diuxXocspfFeEgGaAn%".contains(&c) => {
                 s.conv = c;
                 i += 1;
+                if b"fFeEgGaA".contains(&c) {
+                    s.int_bits = if long_double { 128 } else { 32 };
+                }
                 if c == b'%' {
                     lit.push(b'%');
                     continue;
@@ -550,6 +557,8 @@ mod tests {
         assert_eq!(fmt("%p|%10p|%p", &[i(0), i(0), i(0x1234)]), "(nil)|     (nil)|0x1234");
         assert_eq!(fmt("%*d|%-*d|%.*d", &[i(4), i(1), i(4), i(2), i(3), i(3)]), "   1|2   |003");
         assert_eq!(fmt("%%|%y|%", &[]), "%|%y|%");
+        assert_eq!(parse(b"%lf|%.2le"), parse(b"%f|%.2e"));
+        assert_ne!(parse(b"%Lf"), parse(b"%f"));
     }
 
     #[test]

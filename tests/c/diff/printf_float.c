@@ -1,8 +1,8 @@
 /* Doubles printed by printf stay symbolic and compare by value, as a
  * hand-written meta program. Revisions:
  * 0: prints x with %.2f;
- * 1: the same text another way (the newline by a second printf): no test
- *    can tell it from 0;
+ * 1: the same text another way (`%.2lf`, and the newline by a second
+ *    printf): no test can tell it from 0;
  * 2: prints the constant 0.5 instead when n == 7: differs from 0 and 1
  *    exactly where n == 7 and x does not print "0.50";
  * 3: prints another input, y, instead when n == 3: differs where n == 3
@@ -26,7 +26,7 @@ int main(void) {
   klee_assume(yb >= 0x3ff0000000000000ULL && yb < 0x3ff028f5c28f5c29ULL);
   int r = __klee_meta(1);
   if (r == 1) {
-    printf("%.2f", x);
+    printf("%.2lf", x);
     printf("\n");
   } else if (r == 2 && n == 7) {
     printf("%.2f\n", 0.5);
