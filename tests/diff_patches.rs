@@ -137,8 +137,10 @@ fn demo_clusters_equal_the_native_ground_truth() {
 /// double of the domain say, and nothing is approximated.
 #[test]
 fn printed_doubles_partition_as_natively() {
-    let files: Vec<String> =
-        ["orig.c", "p1.c", "p2.c", "p3.c", "p4.c"].iter().map(|f| fixture(&format!("printf-float/{f}"))).collect();
+    let files: Vec<String> = ["orig.c", "p1.c", "p2.c", "p3.c", "p4.c"]
+        .iter()
+        .map(|f| fixture(&format!("printf-float/{f}")))
+        .collect();
     let (r, dir) = diff_patches(&files, &[]);
     check_report(&r, dir.path(), 5);
     let tie = 0.125f64.to_bits();

@@ -27,6 +27,7 @@ pub struct Spec {
     pub zero: bool,
     /// `Some(None)` for `*` (taken from an argument).
     pub width: Option<Option<usize>>,
+    /// As `width`; `%f %e %g` without one have their default, 6.
     pub precision: Option<Option<usize>>,
     /// Bits of the integer argument the length modifier names. A float
     /// conversion has 32, or 128 for a long double (`L`, `q`): `l` does
@@ -136,6 +137,11 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
                 i += 1;
                 if b"fFeEgGaA".contains(&c) {
                     s.int_bits = if long_double { 128 } else { 32 };
+                }
+                // The default precision, spelled out, so that `%f` and
+                // `%.6f` are one spec (`%a`'s default is all digits).
+                if b"fFeEgG".contains(&c) && s.precision.is_none() {
+                    s.precision = Some(Some(6));
                 }
                 if c == b'%' {
                     lit.push(b'%');
@@ -557,7 +563,7 @@ mod tests {
         assert_eq!(fmt("%p|%10p|%p", &[i(0), i(0), i(0x1234)]), "(nil)|     (nil)|0x1234");
         assert_eq!(fmt("%*d|%-*d|%.*d", &[i(4), i(1), i(4), i(2), i(3), i(3)]), "   1|2   |003");
         assert_eq!(fmt("%%|%y|%", &[]), "%|%y|%");
-        assert_eq!(parse(b"%lf|%.2le"), parse(b"%f|%.2e"));
+        assert_eq!(parse(b"%lf|%.2le|%g"), parse(b"%.6f|%.2e|%.6g"));
         assert_ne!(parse(b"%Lf"), parse(b"%f"));
     }
 
