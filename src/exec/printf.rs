@@ -1,5 +1,5 @@
 //! A printf formatter that renders exactly as glibc does, for the
-//! conversions `d i u x X o c s p f F e E g G %` with flags, width,
+//! conversions `d i u x X o c s p f F e E g G a A %` with flags, width,
 //! precision and length modifiers.
 //!
 //! The executor parses the format once, asks [`slots`] which arguments the
