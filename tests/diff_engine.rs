@@ -5,6 +5,7 @@ mod common;
 
 use psychic::cluster;
 use psychic::diff::{DiffConfig, Differentiator};
+use psychic::exec::printf::{Arg, parse, render};
 use psychic::exec::{ExecConfig, Executor, SearchKind};
 use psychic::ir::Module;
 
@@ -76,5 +77,29 @@ fn the_parallel_searcher_starves_no_revision() {
     for t in &out.tests {
         let x = t.ktest.objects.iter().find(|o| o.name == "in").unwrap().bytes[0];
         assert_eq!(x, 7, "revision 2 differs only where in[0] == 7");
+    }
+}
+
+fn double_input(t: &psychic::diff::ConfirmedTest, name: &str) -> f64 {
+    let o = t.ktest.objects.iter().find(|o| o.name == name).unwrap();
+    f64::from_le_bytes(o.bytes[..8].try_into().unwrap())
+}
+
+/// Symbolic doubles in printf compare by value: 1 prints what 0 prints and
+/// is not told apart; 2 differs only where n == 7 and x does not print
+/// "0.50", 3 only where n == 3 and x and y print differently. Every test
+/// replays natively (`diff` checks that no candidate disagreed).
+#[test]
+fn printed_doubles_compare_by_value() {
+    let out = diff("diff/printf_float.c");
+    assert_eq!(out.clusters, vec![vec![0, 1], vec![2], vec![3]]);
+    for t in &out.tests {
+        let (x, y, n) = (double_input(t, "x"), double_input(t, "y"), int_input(t, "n"));
+        let apart = |a: usize, b: usize| t.classes[a] != t.classes[b];
+        // The formatter, checked against glibc in tests/printf_glibc.rs.
+        let text = |v: f64| render(&parse(b"%.2f"), &[Arg::Double(v)]);
+        assert!(!apart(0, 1), "0 and 1 print alike");
+        assert_eq!(apart(0, 2), n == 7 && text(x) != b"0.50", "x = {x}, n = {n}");
+        assert_eq!(apart(0, 3), n == 3 && text(x) != text(y), "x = {x}, y = {y}, n = {n}");
     }
 }

@@ -131,6 +131,31 @@ fn demo_clusters_equal_the_native_ground_truth() {
     assert!(!r.stats.partial);
 }
 
+/// Doubles printed with %.2f compare by value, exactly against concrete
+/// text: the revisions that print "0.12"/"0.13" by a branch on the bits are
+/// proved alike or told apart at the tie itself, as the native runs on every
+/// double of the domain say, and nothing is approximated.
+#[test]
+fn printed_doubles_partition_as_natively() {
+    let files: Vec<String> = ["orig.c", "p1.c", "p2.c", "p3.c", "p4.c"]
+        .iter()
+        .map(|f| fixture(&format!("printf-float/{f}")))
+        .collect();
+    let (r, dir) = diff_patches(&files, &[]);
+    check_report(&r, dir.path(), 5);
+    let tie = 0.125f64.to_bits();
+    let domain: Vec<KTest> = (tie - 128..tie + 128)
+        .map(|b| KTest {
+            objects: vec![Object { name: "price".into(), bytes: b.to_le_bytes().to_vec() }],
+            ..Default::default()
+        })
+        .collect();
+    let paths: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+    assert_eq!(r.clusters, common::native_partition(&paths, &domain));
+    assert_eq!(r.clusters, vec![vec![0, 2, 3], vec![1], vec![4]]);
+    assert!(!r.stats.partial, "{:?}", r.stats);
+}
+
 #[test]
 fn revisions_that_all_behave_alike_make_one_cluster_and_no_tests() {
     let files =

@@ -332,6 +332,7 @@ fixtures! {
     err_uaf => "run/err_uaf.c",
     err_unhandled => "run/err_unhandled.c",
     err_user => "run/err_user.c",
+    printf_float => "run/printf_float.c",
     exit_status => "run/exit_status.c",
     floats => "run/floats.c",
     function_pointers => "run/function_pointers.c",

@@ -11,6 +11,7 @@
 //! share a path need no query among them: they behave alike on it.
 
 pub mod confirm;
+mod floats;
 pub mod outputs;
 
 use std::path::{Path, PathBuf};
@@ -304,8 +305,45 @@ impl<'a> Differentiator<'a> {
                 }
             }
         };
+        let model = self.sharpen(h, g, outputs, &objects, model, cx);
         self.stats.candidates += 1;
         Some(posix::path_ktest(self.program_args.clone(), &objects, model))
+    }
+
+    /// A better input than `model` where it may print alike what the paths
+    /// print by doubles (`outputs::sharpened`): one more query, for an input
+    /// on which they print different text. The stronger condition is no
+    /// proof, so where it fails `model` stands (and replay settles it).
+    fn sharpen(
+        &mut self,
+        h: &HaltedPath,
+        g: &HaltedPath,
+        outputs: OutputSelection,
+        objects: &[SymbolicObject],
+        model: Vec<Vec<u8>>,
+        cx: &mut HaltContext<'_>,
+    ) -> Vec<Vec<u8>> {
+        let mut at = crate::expr::Assignment::new();
+        for (o, bytes) in objects.iter().zip(&model) {
+            at.set_bytes(o.array, bytes);
+        }
+        let Some(sharp) = outputs::sharpened(cx.pool, h, g, outputs, &at) else { return model };
+        if cx.pool.eval(sharp, &at) != 0 {
+            return model;
+        }
+        self.stats.queries += 1;
+        let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
+        match cx.solver.get_model(cx.pool, &both_conditions(h, g, Some(sharp)), &arrays) {
+            Ok(Some(better)) => better,
+            Ok(None) => {
+                self.stats.queries_unsat += 1;
+                model
+            }
+            Err(_) => {
+                self.stats.solver_errors += 1;
+                model
+            }
+        }
     }
 
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and

@@ -12,9 +12,10 @@
 use crate::exec::printf::{self, Piece, Spec};
 use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination};
 use crate::expr::fold::mask;
-use crate::expr::{BinOp, ExprId, ExprPool, Node};
+use crate::expr::{Assignment, BinOp, ExprId, ExprPool, Node};
 
 use super::confirm::OutputSelection;
+use super::floats;
 
 /// The condition under which `a` and `b` differ in a selected output, or
 /// `None` if either path has no comparable behaviour (a silent or unfinished
@@ -24,6 +25,33 @@ pub fn difference(
     a: &HaltedPath,
     b: &HaltedPath,
     sel: OutputSelection,
+) -> Option<ExprId> {
+    difference_at(pool, a, b, sel, None)
+}
+
+/// A stronger condition than [`difference`], for a better candidate when a
+/// model `at` of it may print alike: each pair of symbolic doubles that
+/// `difference` compares by a may-differ term (their bits) must print
+/// different text, one of them keeping the text it has under `at`. `None`
+/// where there is no such pair. Never a proof: a pair of doubles that print
+/// alike whatever `at` is would make it unsatisfiable.
+pub fn sharpened(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    sel: OutputSelection,
+    at: &Assignment,
+) -> Option<ExprId> {
+    let sharp = difference_at(pool, a, b, sel, Some(at))?;
+    (Some(sharp) != difference(pool, a, b, sel)).then_some(sharp)
+}
+
+fn difference_at(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    sel: OutputSelection,
+    at: Option<&Assignment>,
 ) -> Option<ExprId> {
     let mut terms = Vec::new();
     match (&a.termination, &b.termination) {
@@ -49,10 +77,10 @@ pub fn difference(
         }
     }
     if sel.stdout {
-        terms.push(stream_difference(pool, a, b, Stream::Stdout));
+        terms.push(stream_difference(pool, a, b, Stream::Stdout, at));
     }
     if sel.stderr {
-        terms.push(stream_difference(pool, a, b, Stream::Stderr));
+        terms.push(stream_difference(pool, a, b, Stream::Stderr, at));
     }
     if sel.annotations {
         terms.push(annotation_difference(pool, a, b));
@@ -135,9 +163,15 @@ fn byte_atom<'a>(pool: &ExprPool, b: ExprId) -> Atom<'a> {
 /// or by `%c`, what the other prints by `%d`) compares its argument with the
 /// number those bytes spell. Where neither fits, the streams count as
 /// different on every input; native replay then settles the exact bytes.
-fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream: Stream) -> ExprId {
+fn stream_difference(
+    pool: &mut ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    stream: Stream,
+    at: Option<&Assignment>,
+) -> ExprId {
     let (x, y) = (atoms(pool, a, stream), atoms(pool, b, stream));
-    match align(pool, &x, &y) {
+    match align(pool, &x, &y, at) {
         Some(terms) => {
             let mut any = pool.false_();
             for t in terms {
@@ -152,7 +186,7 @@ fn stream_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath, stream
 /// Terms whose disjunction holds whenever `x` and `y` print different bytes
 /// (each term is false only where its two pieces print the same), or `None`
 /// when they differ on every input (or cannot be lined up).
-fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
+fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom], at: Option<&Assignment>) -> Option<Vec<ExprId>> {
     let (mut i, mut j) = (0, 0);
     let mut terms = Vec::new();
     loop {
@@ -175,8 +209,12 @@ fn align(pool: &mut ExprPool, x: &[Atom], y: &[Atom]) -> Option<Vec<ExprId>> {
                 }
                 // A `*` width or precision comes first; the value is last.
                 for (k, (a, b)) in u.iter().zip(v.iter()).enumerate() {
-                    let conv = if k + 1 == u.len() { s.conv } else { b'd' };
-                    terms.push(arg_difference(pool, a, b, conv));
+                    let term = if k + 1 == u.len() {
+                        value_difference(pool, s, a, b, at)
+                    } else {
+                        arg_difference(pool, a, b, b'd')
+                    };
+                    terms.push(term);
                 }
                 (i, j) = (i + 1, j + 1);
             }
@@ -211,7 +249,8 @@ fn byte_expr(pool: &mut ExprPool, a: &Atom) -> ExprId {
 /// could be its digits (a concrete `-` first for `%d`, then digits or
 /// symbolic bytes), so the match is exact only when what follows the
 /// conversion (`next`) is a concrete byte that cannot continue that run;
-/// otherwise `None`, as when the bytes can never be its output.
+/// otherwise `None`, as when the bytes can never be its output. A float
+/// conversion, whatever its flags, is `float_spelled`.
 fn spelled(
     pool: &mut ExprPool,
     spec: &Spec,
@@ -219,6 +258,10 @@ fn spelled(
     next: Option<&Atom>,
     text: &[Atom],
 ) -> Option<(ExprId, usize)> {
+    if floats::is_float_conv(spec.conv) {
+        let [FmtArg::Scalar(e)] = args else { return None };
+        return float_spelled(pool, spec, *e, next, text);
+    }
     let plain = Spec { int_bits: spec.int_bits, conv: spec.conv, ..Spec::default() };
     let ([FmtArg::Scalar(e)], true) = (args, *spec == plain) else { return None };
     let e = *e;
@@ -291,6 +334,102 @@ fn spelled(
     let equal = pool.eq(wide, number);
     same = pool.bool_and(same, equal);
     Some((pool.bool_not(same), len))
+}
+
+/// A float conversion of `bits` against the bytes `text` starts with: the
+/// condition under which it prints something else, and how many atoms it
+/// stands for. Its text lies within the run of concrete bytes a float field
+/// may hold, which must end at a concrete byte or the stream's end; of the
+/// lengths that `next` allows (the byte after the conversion, or the end),
+/// exactly one may be printed by some double, else `None` (an ambiguity, or
+/// no double prints the bytes: a difference everywhere).
+fn float_spelled(
+    pool: &mut ExprPool,
+    spec: &Spec,
+    bits: ExprId,
+    next: Option<&Atom>,
+    text: &[Atom],
+) -> Option<(ExprId, usize)> {
+    let run: Vec<u8> = text
+        .iter()
+        .map_while(|a| match a {
+            Atom::Byte(c) if floats::may_print(*c) => Some(*c),
+            _ => None,
+        })
+        .take(floats::MAX_TEXT + 1)
+        .collect();
+    if run.len() > floats::MAX_TEXT || !matches!(text.get(run.len()), None | Some(Atom::Byte(_))) {
+        return None;
+    }
+    let mut found = None;
+    for len in 1..=run.len() {
+        let fits = match next {
+            None => len == text.len(),
+            Some(Atom::Byte(c)) => matches!(text.get(len), Some(Atom::Byte(d)) if d == c),
+            Some(_) => true,
+        };
+        if !fits {
+            continue;
+        }
+        let prints = floats::prints(pool, spec, bits, &run[..len])?;
+        if pool.as_const(prints) == Some(0) {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some((pool.bool_not(prints), len));
+    }
+    found
+}
+
+/// Whether the last argument of two equal conversions prints differently.
+/// A float conversion with a concrete value on either side is exact
+/// (`floats::prints` of its text); of two symbolic values it is a may-differ
+/// term (`floats::print_alike`), which native replay settles, or with a
+/// model `at` (see [`sharpened`]) a must-differ term.
+fn value_difference(
+    pool: &mut ExprPool,
+    spec: &Spec,
+    u: &FmtArg,
+    v: &FmtArg,
+    at: Option<&Assignment>,
+) -> ExprId {
+    let (FmtArg::Scalar(x), FmtArg::Scalar(y)) = (u, v) else { return arg_difference(pool, u, v, spec.conv) };
+    if !floats::is_float_conv(spec.conv) || pool.width(*x) != 64 || pool.width(*y) != 64 {
+        return arg_difference(pool, u, v, spec.conv);
+    }
+    let exact = match (pool.as_const(*x), pool.as_const(*y)) {
+        (Some(c), None) | (None, Some(c)) => {
+            let symbolic = if pool.as_const(*x).is_none() { *x } else { *y };
+            floats::prints(pool, spec, symbolic, &floats::text_of(spec, c as u64))
+        }
+        (Some(c), Some(d)) if spec.width != Some(None) && spec.precision != Some(None) => {
+            let alike = floats::text_of(spec, c as u64) == floats::text_of(spec, d as u64);
+            Some(pool.bool_const(alike))
+        }
+        _ => None,
+    };
+    if let Some(prints) = exact {
+        return pool.bool_not(prints);
+    }
+    let sharp = at.and_then(|at| {
+        // One side keeps its text under `at`, the other prints another.
+        let mut either = pool.false_();
+        for (keep, other) in [(*x, *y), (*y, *x)] {
+            let text = floats::text_of(spec, pool.eval(keep, at) as u64);
+            let kept = floats::prints(pool, spec, keep, &text)?;
+            let moved = floats::prints(pool, spec, other, &text)?;
+            let moved = pool.bool_not(moved);
+            let both = pool.bool_and(kept, moved);
+            either = pool.bool_or(either, both);
+        }
+        Some(either)
+    });
+    sharp.unwrap_or_else(|| {
+        let alike = floats::print_alike(pool, *x, *y);
+        pool.bool_not(alike)
+    })
 }
 
 /// Decimal digits that `sprintf` wrote for a symbolic magnitude `m`
@@ -407,7 +546,6 @@ fn annotation_difference(pool: &mut ExprPool, a: &HaltedPath, b: &HaltedPath) ->
 mod tests {
     use super::*;
     use crate::exec::printf::Arg;
-    use crate::expr::Assignment;
 
     /// Wherever `spelled` says a conversion prints the bytes it meets, glibc's
     /// rendering (our `printf::render`) prints exactly those bytes, for every
@@ -458,5 +596,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Two constant doubles under one conversion differ exactly where their
+    /// texts do (a symbolic printf may hold a constant beside its inputs).
+    #[test]
+    fn constant_doubles_compare_by_text() {
+        let mut pool = ExprPool::new();
+        let [Piece::Conv(spec)] = &printf::parse(b"%.2f")[..] else { panic!("one conversion") };
+        let mut d = |a: f64, b: f64| {
+            let (x, y) =
+                (pool.constant(64, u128::from(a.to_bits())), pool.constant(64, u128::from(b.to_bits())));
+            let t = value_difference(&mut pool, spec, &FmtArg::Scalar(x), &FmtArg::Scalar(y), None);
+            pool.as_const(t)
+        };
+        assert_eq!(d(0.301, 0.302), Some(0));
+        assert_eq!(d(0.301, 0.311), Some(1));
+        assert_eq!(d(0.0, -0.0), Some(1));
+        assert_eq!(d(f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001)), Some(0));
     }
 }

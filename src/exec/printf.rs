@@ -1,5 +1,5 @@
 //! A printf formatter that renders exactly as glibc does, for the
-//! conversions `d i u x X o c s p f F e E g G %` with flags, width,
+//! conversions `d i u x X o c s p f F e E g G a A %` with flags, width,
 //! precision and length modifiers.
 //!
 //! The executor parses the format once, asks [`slots`] which arguments the
@@ -18,7 +18,7 @@ pub enum Piece {
     Conv(Spec),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Spec {
     pub minus: bool,
     pub plus: bool,
@@ -27,8 +27,11 @@ pub struct Spec {
     pub zero: bool,
     /// `Some(None)` for `*` (taken from an argument).
     pub width: Option<Option<usize>>,
+    /// As `width`; `%f %e %g` without one have their default, 6.
     pub precision: Option<Option<usize>>,
-    /// Bits of the integer argument the length modifier names.
+    /// Bits of the integer argument the length modifier names. A float
+    /// conversion has 32, or 128 for a long double (`L`, `q`): `l` does
+    /// nothing there, so `%lf` and `%f` are one spec and compare alike.
     pub int_bits: u32,
     pub conv: u8,
 }
@@ -109,6 +112,7 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
             i += 1;
             s.precision = Some(number(&mut i).unwrap_or(Some(0)));
         }
+        let mut long_double = false;
         loop {
             match fmt.get(i) {
                 Some(b'h') if fmt.get(i + 1) == Some(&b'h') => {
@@ -119,17 +123,26 @@ pub fn parse(fmt: &[u8]) -> Vec<Piece> {
                     s.int_bits = 16;
                     i += 1;
                 }
-                Some(b'l' | b'z' | b'j' | b't' | b'q' | b'L') => {
+                Some(&m @ (b'l' | b'z' | b'j' | b't' | b'q' | b'L')) => {
                     s.int_bits = 64;
+                    long_double |= m == b'L' || m == b'q';
                     i += 1;
                 }
                 _ => break,
             }
         }
         match fmt.get(i) {
-            Some(&c) if b"diuxXocspfFeEgGn%".contains(&c) => {
+            Some(&c) if b"diuxXocspfFeEgGaAn%".contains(&c) => {
                 s.conv = c;
                 i += 1;
+                if b"fFeEgGaA".contains(&c) {
+                    s.int_bits = if long_double { 128 } else { 32 };
+                }
+                // The default precision, spelled out, so that `%f` and
+                // `%.6f` are one spec (`%a`'s default is all digits).
+                if b"fFeEgG".contains(&c) && s.precision.is_none() {
+                    s.precision = Some(Some(6));
+                }
                 if c == b'%' {
                     lit.push(b'%');
                     continue;
@@ -258,7 +271,7 @@ pub fn layout<T: Clone + From<u8>>(pieces: &[Piece], args: &[Val<T>]) -> Vec<T> 
                 };
                 Field { sign: Vec::new(), digits: bytes, numeric: false }
             }
-            (b'f' | b'F' | b'e' | b'E' | b'g' | b'G', Val::Double(d)) => {
+            (b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A', Val::Double(d)) => {
                 let (sign, digits, numeric) = float_body(&spec, d, precision);
                 Field { sign, digits: ascii(&digits), numeric }
             }
@@ -379,6 +392,10 @@ fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> (Vec<u8>, Vec<u8>, 
         let t = if upper { t.to_uppercase() } else { t.to_string() };
         return (sign, t.into_bytes(), false);
     }
+    if s.conv.eq_ignore_ascii_case(&b'a') {
+        let (prefix, text) = hex_float(x, precision, s.hash, upper);
+        return ([sign, prefix.to_vec()].concat(), text.into_bytes(), true);
+    }
     let p = precision.unwrap_or(6);
     let text = match s.conv.to_ascii_lowercase() {
         b'f' => fixed(x, p, s.hash),
@@ -388,6 +405,12 @@ fn float_body(s: &Spec, d: f64, precision: Option<usize>) -> (Vec<u8>, Vec<u8>, 
             let e = exponent_of(x, p - 1);
             let mut t = if e < p as i32 && e >= -4 {
                 fixed(x, (p as i32 - 1 - e) as usize, s.hash)
+            } else if s.hash && e == p as i32 && exponent_of(x, EXACT_DIGITS) == e - 1 {
+                // glibc (2.36) chose the fixed style by the exponent before
+                // rounding, with no fraction digits, and keeps that count when
+                // the carry moves it to the exponent style: `%#g` of 999999.5
+                // is "1.e+06". Only `#` shows it; without it the zeros go.
+                exponent(x, 0, true, upper)
             } else {
                 exponent(x, p - 1, s.hash, upper)
             };
@@ -408,6 +431,10 @@ fn fixed(x: f64, p: usize, hash: bool) -> String {
     t
 }
 
+/// Significant digits past the first that print any double exactly: no
+/// rounding happens at `%.{EXACT_DIGITS}e`.
+const EXACT_DIGITS: usize = 766;
+
 /// The decimal exponent `x` has when printed with `%.{p}e`.
 fn exponent_of(x: f64, p: usize) -> i32 {
     let t = format!("{x:.p$e}");
@@ -424,6 +451,43 @@ fn exponent(x: f64, p: usize, hash: bool, upper: bool) -> String {
     }
     let e = if upper { 'E' } else { 'e' };
     format!("{m}{e}{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
+}
+
+/// `%a`: the `0x` prefix (zero padding goes after it) and the rest, as
+/// glibc writes it: the leading digit is the bit above the fraction (0 for
+/// zero and subnormals, whose exponent is then -1022), never renormalised,
+/// so a rounding carry makes it 2; a precision rounds the fraction to
+/// nearest, ties to even; without one, trailing zeros go.
+fn hex_float(x: f64, precision: Option<usize>, hash: bool, upper: bool) -> (&'static [u8], String) {
+    let bits = x.to_bits();
+    let (biased, mut frac) = (bits >> 52, bits & ((1 << 52) - 1));
+    let mut lead = u64::from(biased != 0);
+    let exp = if x == 0.0 { 0 } else { biased.max(1) as i64 - 1023 };
+    let mut digits = 13;
+    if let Some(p) = precision.filter(|&p| p < 13) {
+        let drop = 4 * (13 - p) as u32;
+        let (kept, rest) = (frac >> drop, frac & ((1 << drop) - 1));
+        let half = 1 << (drop - 1);
+        let last_odd = if p == 0 { lead & 1 } else { kept & 1 } == 1;
+        let up = rest > half || (rest == half && last_odd);
+        frac = kept + u64::from(up);
+        if frac >> (4 * p) != 0 {
+            lead += 1;
+            frac &= (1 << (4 * p)) - 1;
+        }
+        digits = p;
+    }
+    let mut hex: String = (0..digits)
+        .rev()
+        .map(|i| char::from_digit((frac >> (4 * i) & 15) as u32, 16).unwrap_or('0'))
+        .collect();
+    match precision {
+        Some(p) => hex.extend(std::iter::repeat_n('0', p.saturating_sub(13))),
+        None => hex.truncate(hex.trim_end_matches('0').len()),
+    }
+    let point = if hex.is_empty() && !hash { "" } else { "." };
+    let t = format!("{lead}{point}{hex}p{}{}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs());
+    if upper { (b"0X", t.to_uppercase()) } else { (b"0x", t) }
 }
 
 /// `%g` without `#`: drop trailing zeros of the fraction, and a bare point.
@@ -499,6 +563,8 @@ mod tests {
         assert_eq!(fmt("%p|%10p|%p", &[i(0), i(0), i(0x1234)]), "(nil)|     (nil)|0x1234");
         assert_eq!(fmt("%*d|%-*d|%.*d", &[i(4), i(1), i(4), i(2), i(3), i(3)]), "   1|2   |003");
         assert_eq!(fmt("%%|%y|%", &[]), "%|%y|%");
+        assert_eq!(parse(b"%lf|%.2le|%g"), parse(b"%.6f|%.2e|%.6g"));
+        assert_ne!(parse(b"%Lf"), parse(b"%f"));
     }
 
     #[test]

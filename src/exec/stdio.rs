@@ -9,8 +9,9 @@
 //! bytes as expressions. Where the *length* of a conversion's text depends
 //! on the input (the sign and number of digits of `%d`, where a symbolic
 //! string ends), the path forks once per feasible length, as running glibc's
-//! own code symbolically would. Floating-point arguments and `*` widths are
-//! concretised (with a warning).
+//! own code symbolically would. There, floating-point arguments and `*`
+//! widths are concretised (with a warning); printed to a stream, a symbolic
+//! double stays structured like an integer, as its 64 bits.
 //!
 //! Other `FILE *` streams are not modelled: a write to one is an `external`
 //! error.
@@ -141,10 +142,21 @@ impl Executor<'_> {
                     }
                     structured.push(FmtArg::Scalar(e));
                 }
+                // A double is its 64 bits (C promotes a float); a long
+                // double (x87, 80 bits) is concretised.
                 Slot::Double => {
-                    let bits = self.concrete_float(st, &v)?;
-                    concrete.push(Arg::Double(f64::from_bits(bits as u64)));
-                    structured.push(FmtArg::Scalar(self.pool.constant(64, bits)));
+                    let e = match v {
+                        Value::Sym(e) if self.pool.width(e) == 64 => e,
+                        _ => {
+                            let bits = self.concrete_float(st, &v)?;
+                            self.pool.constant(64, bits & mask(64))
+                        }
+                    };
+                    match self.pool.as_const(e) {
+                        Some(bits) => concrete.push(Arg::Double(f64::from_bits(bits as u64))),
+                        None => symbolic = true,
+                    }
+                    structured.push(FmtArg::Scalar(e));
                 }
                 Slot::Str => {
                     let bytes = if v.as_int() == Some(0) { None } else { Some(self.c_string(st, &v)?) };

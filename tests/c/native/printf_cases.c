@@ -1,6 +1,7 @@
 /* Ground truth for the printf formatter: reads cases, one a line, as
  * KIND<TAB>FORMAT<TAB>VALUE and prints what glibc's snprintf makes of each,
- * as LENGTH:BYTES. KIND: i int, l long, d double, s string,
+ * as LENGTH:BYTES. KIND: i int, l long, b double given by its bits in
+ * hex (so that NaN payloads and signs arrive exactly), s string,
  * n null string, p pointer. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,13 @@ int main(void) {
     switch (line[0]) {
     case 'i': n = snprintf(out, sizeof out, fmt, (int)strtol(val, NULL, 10)); break;
     case 'l': n = snprintf(out, sizeof out, fmt, strtol(val, NULL, 10)); break;
-    case 'd': n = snprintf(out, sizeof out, fmt, strtod(val, NULL)); break;
+    case 'b': {
+      unsigned long long bits = strtoull(val, NULL, 16);
+      double d;
+      memcpy(&d, &bits, sizeof d);
+      n = snprintf(out, sizeof out, fmt, d);
+      break;
+    }
     case 's': n = snprintf(out, sizeof out, fmt, val); break;
     case 'n': n = snprintf(out, sizeof out, fmt, (char *)NULL); break;
     case 'p': n = snprintf(out, sizeof out, fmt, (void *)strtoul(val, NULL, 16)); break;
