@@ -106,7 +106,11 @@ fn agreement(seeds: impl Iterator<Item = u64>, opt2: bool, float: bool, want: us
             Case::Disagree(why) => bad.push(why),
         }
     }
-    eprintln!("csmith opt2={opt2} float={float}: {agree} agree, {} skipped, {} disagree", skipped.len(), bad.len());
+    eprintln!(
+        "csmith opt2={opt2} float={float}: {agree} agree, {} skipped, {} disagree",
+        skipped.len(),
+        bad.len()
+    );
     for s in &skipped {
         eprintln!("  skipped: {s}");
     }
