@@ -364,6 +364,12 @@ impl<'m> Executor<'m> {
                 let z = self.concrete_float(st, &a[2])?;
                 Some(Value::Int(value::fma(kind, x, y, z)))
             }
+            Intrinsic::FMulAdd(kind) => {
+                let x = self.concrete_float(st, &a[0])?;
+                let y = self.concrete_float(st, &a[1])?;
+                let z = self.concrete_float(st, &a[2])?;
+                Some(Value::Int(value::fmuladd(kind, x, y, z)))
+            }
             Intrinsic::Reduce(op, w) => {
                 let Value::Agg(items) = &a[0] else { return Ok(Some(a[0].clone())) };
                 let mut acc = items[0].clone();

@@ -247,7 +247,22 @@ fn fmap(kind: FKind, bits: &[u128], f32op: impl Fn(&[f32]) -> f32, f64op: impl F
     }
 }
 
+/// `a` with its quiet bit set, as x86 returns a NaN operand.
+fn quiet(kind: FKind, a: u128) -> u128 {
+    a | if kind == FKind::F32 { 1 << 22 } else { 1 << 51 }
+}
+
 pub fn fbin(op: FBinOp, kind: FKind, a: u128, b: u128) -> u128 {
+    // SSE returns the first NaN operand, quieted. Rust leaves the operand
+    // order of a commutative operation to LLVM, which may swap it (inlined
+    // into fmuladd it did: NaN * -NaN gave -NaN, natively NaN).
+    if op != FBinOp::Rem {
+        for x in [a, b] {
+            if to_f64(kind, x).is_nan() {
+                return quiet(kind, x);
+            }
+        }
+    }
     macro_rules! apply {
         ($x:expr) => {
             match op {
@@ -283,7 +298,7 @@ pub fn funary(op: FUnary, kind: FKind, a: u128) -> u128 {
     // which quiets a signalling one (Rust's versions return it as it is);
     // fabs only clears the sign bit.
     if op != FUnary::Fabs && to_f64(kind, a).is_nan() {
-        return a | if kind == FKind::F32 { 1 << 22 } else { 1 << 51 };
+        return quiet(kind, a);
     }
     macro_rules! apply {
         ($x:expr) => {
@@ -303,6 +318,12 @@ pub fn funary(op: FUnary, kind: FKind, a: u128) -> u128 {
 
 pub fn fma(kind: FKind, a: u128, b: u128, c: u128) -> u128 {
     fmap(kind, &[a, b, c], |x| x[0].mul_add(x[1], x[2]), |x| x[0].mul_add(x[1], x[2]))
+}
+
+/// `llvm.fmuladd` as x86-64 code without FMA computes it: `a * b` rounded,
+/// then `+ c` rounded (clang contracts `a * b + c` in C into it).
+pub fn fmuladd(kind: FKind, a: u128, b: u128, c: u128) -> u128 {
+    fbin(FBinOp::Add, kind, fbin(FBinOp::Mul, kind, a, b), c)
 }
 
 pub fn copysign(kind: FKind, a: u128, b: u128) -> u128 {
@@ -501,6 +522,21 @@ mod tests {
         assert_eq!(cast(CastOp::FpToUi, 64, 8, d(4294967295.0)), 0);
         assert_eq!(cast(CastOp::SiToFp, 8, 64, 0xff), d(-1.0));
         assert_eq!(cast(CastOp::FpTrunc, 64, 32, d(0.1)), u128::from(0.1f32.to_bits()));
+    }
+
+    #[test]
+    fn fmuladd_rounds_twice_and_fma_once() {
+        let d = |x: f64| u128::from(x.to_bits());
+        assert_eq!(fmuladd(FKind::F64, d(0.1), d(10.0), d(-1.0)), d(0.0));
+        assert_eq!(fma(FKind::F64, d(0.1), d(10.0), d(-1.0)), d(2f64.powi(-54)));
+    }
+
+    #[test]
+    fn the_first_nan_operand_wins() {
+        assert_eq!(fbin(FBinOp::Mul, FKind::F32, 0x7fc0_0000, 0xffc0_0000), 0x7fc0_0000);
+        assert_eq!(fbin(FBinOp::Add, FKind::F32, 0xffc0_0000, 0x7fc0_0000), 0xffc0_0000);
+        assert_eq!(fbin(FBinOp::Sub, FKind::F32, 0x3f80_0000, 0x7fa0_0001), 0x7fe0_0001);
+        assert_eq!(fmuladd(FKind::F32, 0x7fc0_0000, 0xffc0_0000, 0xbf80_0000), 0x7fc0_0000);
     }
 
     #[test]

@@ -941,7 +941,8 @@ impl Translator {
             }
             "copysign" => I::CopySign(ret_fkind(self)?),
             "minnum" | "maxnum" => I::FMinMax { max: base == "maxnum", kind: ret_fkind(self)? },
-            "fma" | "fmuladd" => I::Fma(ret_fkind(self)?),
+            "fma" => I::Fma(ret_fkind(self)?),
+            "fmuladd" => I::FMulAdd(ret_fkind(self)?),
             "vector" if second == "reduce" => {
                 let op = name.split('.').nth(2).unwrap_or("");
                 let r = match op {

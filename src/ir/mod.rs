@@ -284,6 +284,9 @@ pub enum Intrinsic {
         kind: FKind,
     },
     Fma(FKind),
+    /// `llvm.fmuladd`: fused or not as the target likes; x86-64 without FMA
+    /// (clang's default target) multiplies and adds, each rounded.
+    FMulAdd(FKind),
     Reduce(Reduce, u32),
     VaStart,
     VaCopy,
