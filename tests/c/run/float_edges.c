@@ -80,5 +80,13 @@ int main(void) {
            fbits((float)(short)v), dbits((double)v), dbits((double)(unsigned long long)v), dbits((double)(int)v),
            dbits((double)(unsigned)v), dbits((double)(unsigned char)v));
   }
+  /* Out of range, converted back from a float type that holds the integer:
+   * clang folds the round trip into the integer's low bits; through a
+   * variable, cvttsd2si's INT_MIN. */
+  volatile unsigned big = 4000000000u;
+  volatile long long huge = 5000000000LL;
+  double through = big;
+  printf("round trips: %d %d %d %d %d\n", (int)(double)big, (int)(double)huge, (unsigned char)(double)huge,
+         (int)through, (int)(float)big);
   return 0;
 }
