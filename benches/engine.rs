@@ -1,5 +1,6 @@
 //! Engine throughput, in one table: instructions per second on a
-//! concrete-heavy loop, paths per second on branching programs (with and
+//! concrete-heavy loop (integers, and floats), paths per second on branching programs
+//! (symbolic floats among them; with and
 //! without writing a test per path, as `psychic run` does), and the
 //! solver's query counts and cache hit rates (`qcache`: query cache, `cex`:
 //! counterexample cache, `z3`: calls that reached Z3). A second table
@@ -29,6 +30,51 @@ int main(void) {
     }
   printf("%u\n", h);
   return 0;
+}
+"#;
+
+/// Concrete floating point: a Newton iteration and a running mean, all in doubles and floats.
+const FLOAT_CONCRETE: &str = r#"
+#include <stdio.h>
+int main(void) {
+  double sum = 0, mean = 0;
+  float f = 1.0f;
+  for (int i = 1; i <= 40000; i++) {
+    double x = i * 0.5, r = x;
+    for (int k = 0; k < 4; k++) r = 0.5 * (r + x / r);
+    sum += r;
+    mean += (r - mean) / i;
+    f = f * 1.0001f + (float)(i % 7);
+    if (f > 1e6f) f = 1.0f;
+  }
+  printf("%.6f %.6f %.3f\n", sum, mean, f);
+  return 0;
+}
+"#;
+
+/// Symbolic floating point: three symbolic scores, their weighted average and a letter grade
+/// by thresholds, with a rounding to cents; every comparison is a float query.
+const FLOAT_GRADES: &str = r#"
+#include <klee/klee.h>
+#include <math.h>
+int main(void) {
+  double hw, mid, fin;
+  klee_make_symbolic(&hw, sizeof hw, "hw");
+  klee_make_symbolic(&mid, sizeof mid, "mid");
+  klee_make_symbolic(&fin, sizeof fin, "fin");
+  klee_assume(hw >= 0 && hw <= 100);
+  klee_assume(mid >= 0 && mid <= 100);
+  klee_assume(fin >= 0 && fin <= 100);
+  double avg = 0.2 * hw + 0.3 * mid + 0.5 * fin;
+  long cents = (long)(avg * 100 + 0.5);
+  int grade;
+  if (avg >= 90) grade = 4;
+  else if (avg >= 80) grade = 3;
+  else if (avg >= 70) grade = 2;
+  else if (avg >= 60) grade = 1;
+  else grade = 0;
+  if (cents % 100 == 99) grade += 10;
+  return grade;
 }
 "#;
 
@@ -194,6 +240,13 @@ fn main() {
         let level = if opt2 { "-O2" } else { "-O0" };
         print_row(&explore(format!("concrete loop {level}"), &m, SearchKind::Default));
     }
+    for opt2 in [false, true] {
+        let m = build(&tc, dir.path(), if opt2 { "float-O2" } else { "float" }, FLOAT_CONCRETE, opt2);
+        let level = if opt2 { "-O2" } else { "-O0" };
+        print_row(&explore(format!("float loop {level}"), &m, SearchKind::Default));
+    }
+    let m = build(&tc, dir.path(), "grades", FLOAT_GRADES, false);
+    print_row(&explore("float grades (symbolic) Default".into(), &m, SearchKind::Default));
     let regexp = REGEXP.replace("#define SIZE 4", "#define SIZE 7");
     let m = build(&tc, dir.path(), "regexp", &regexp, false);
     for search in [SearchKind::Dfs, SearchKind::Default] {

@@ -10,7 +10,7 @@ use psychic::ir::Module;
 fn agree(src: &std::path::Path, opt2: bool) -> String {
     let dir = tempfile::tempdir().unwrap();
     let bc = common::bitcode(src, dir.path(), opt2, &[]);
-    let bin = common::native_with_libm(src, dir.path(), opt2);
+    let bin = common::native_with_libm(src, dir.path(), opt2, &[]);
     let native = common::run_native(&bin, 20).expect("native run finishes");
     let m = Module::load(&bc).unwrap();
     let mut ex = Executor::new(&m, ExecConfig::default()).unwrap();
@@ -65,7 +65,7 @@ fn libc_model_links_in_and_matches_native() {
         libs.push(out);
     }
     let bc = common::bitcode(&src, dir.path(), false, &[]);
-    let bin = common::native_with_libm(&src, dir.path(), false);
+    let bin = common::native_with_libm(&src, dir.path(), false, &[]);
     let native = common::run_native(&bin, 10).unwrap();
     let lib_refs: Vec<&std::path::Path> = libs.iter().map(|p| p.as_path()).collect();
     let m = Module::load_linked(&bc, &lib_refs).unwrap();

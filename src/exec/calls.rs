@@ -3,6 +3,8 @@
 //! intrinsics the engine runs itself. Special (modelled) functions are
 //! `special.rs`'s; this room decides which kind of callee a call reaches.
 
+use crate::expr::FloatOp;
+use crate::expr::float::FBinOp;
 use crate::expr::fold::mask;
 use crate::ir::{BinOp, Callee, FuncId, Intrinsic, NO_REG, Operand, Reg, TyId, TypeKind};
 
@@ -11,6 +13,7 @@ use super::state::{ErrorKind, ExecutionState, Termination, VarArgs};
 use super::value::{self, Byte, Value};
 
 use super::executor::{Executor, Place, Res, Stop};
+use super::special::MathFn;
 
 impl<'m> Executor<'m> {
     pub(super) fn ret(&mut self, st: &mut ExecutionState, v: Option<Value>) -> Res<()> {
@@ -346,29 +349,16 @@ impl<'m> Executor<'m> {
                 let v = ints(self, st, w)?;
                 Some(Value::Int(value::funnel(left, w, v[0], v[1], v[2])))
             }
-            Intrinsic::FUnary(op, kind) => {
-                let x = self.concrete_float(st, &a[0])?;
-                Some(Value::Int(value::funary(op, kind, x)))
-            }
-            Intrinsic::CopySign(kind) => {
-                let (x, y) = (self.concrete_float(st, &a[0])?, self.concrete_float(st, &a[1])?);
-                Some(Value::Int(value::copysign(kind, x, y)))
-            }
+            Intrinsic::FUnary(op, kind) => Some(self.math(st, MathFn::Unary(op), kind, a)?),
+            Intrinsic::CopySign(kind) => Some(self.math(st, MathFn::CopySign, kind, a)?),
             Intrinsic::FMinMax { max, kind } => {
-                let (x, y) = (self.concrete_float(st, &a[0])?, self.concrete_float(st, &a[1])?);
-                Some(Value::Int(value::fminmax(max, kind, x, y)))
+                Some(self.math(st, if max { MathFn::Max } else { MathFn::Min }, kind, a)?)
             }
-            Intrinsic::Fma(kind) => {
-                let x = self.concrete_float(st, &a[0])?;
-                let y = self.concrete_float(st, &a[1])?;
-                let z = self.concrete_float(st, &a[2])?;
-                Some(Value::Int(value::fma(kind, x, y, z)))
-            }
+            Intrinsic::Fma(kind) => Some(self.math(st, MathFn::Fma, kind, a)?),
             Intrinsic::FMulAdd(kind) => {
-                let x = self.concrete_float(st, &a[0])?;
-                let y = self.concrete_float(st, &a[1])?;
-                let z = self.concrete_float(st, &a[2])?;
-                Some(Value::Int(value::fmuladd(kind, x, y, z)))
+                let w = kind.width();
+                let product = self.float_op(FloatOp::Bin(FBinOp::Mul, kind), w, &a[..2]);
+                Some(self.float_op(FloatOp::Bin(FBinOp::Add, kind), w, &[product, a[2].clone()]))
             }
             Intrinsic::Reduce(op, w) => {
                 let Value::Agg(items) = &a[0] else { return Ok(Some(a[0].clone())) };

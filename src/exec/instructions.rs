@@ -4,8 +4,9 @@
 //! `Executor::executeInstruction`; here they are a room of their own, so
 //! that the loop and the halting logic read apart from the semantics.
 
+use crate::expr::float::FKind;
 use crate::expr::fold::mask;
-use crate::expr::{ExprId, ExprPool};
+use crate::expr::{ExprId, ExprPool, FloatOp};
 use crate::ir::{BinOp, CastOp, Edge, Inst, Op, Operand, TypeKind};
 use crate::solver::Validity;
 
@@ -56,22 +57,20 @@ impl<'m> Executor<'m> {
             }
             Op::FBin { op, kind, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
-                self.lift2(st, &a, &b, &mut |ex, st, a, b| {
-                    let (x, y) = (ex.concrete_float(st, a)?, ex.concrete_float(st, b)?);
-                    Ok(Value::Int(value::fbin(*op, *kind, x, y)))
+                let fop = FloatOp::Bin(*op, *kind);
+                self.lift2(st, &a, &b, &mut |ex, _, a, b| {
+                    Ok(ex.float_op(fop, kind.width(), &[a.clone(), b.clone()]))
                 })?
             }
             Op::FNeg { kind, a } => {
                 let a = self.val(st, *a);
-                self.lift1(st, &a, &mut |ex, st, a| {
-                    Ok(Value::Int(value::fneg(*kind, ex.concrete_float(st, a)?)))
-                })?
+                self.lift1(st, &a, &mut |ex, _, a| Ok(ex.fneg(*kind, a)))?
             }
             Op::FCmp { pred, kind, a, b } => {
                 let (a, b) = (self.val(st, *a), self.val(st, *b));
-                self.lift2(st, &a, &b, &mut |ex, st, a, b| {
-                    let (x, y) = (ex.concrete_float(st, a)?, ex.concrete_float(st, b)?);
-                    Ok(Value::Int(value::fcmp(*pred, *kind, x, y) as u128))
+                let fop = FloatOp::Cmp(*pred, *kind);
+                self.lift2(st, &a, &b, &mut |ex, _, a, b| {
+                    Ok(ex.float_op(fop, kind.width(), &[a.clone(), b.clone()]))
                 })?
             }
             Op::Select { cond, t, f, width } => {
@@ -440,7 +439,20 @@ impl<'m> Executor<'m> {
                     CastOp::Trunc | CastOp::Bits if to < self.pool.width(e) => self.pool.extract(e, 0, to),
                     CastOp::Trunc | CastOp::Bits | CastOp::ZExt => self.pool.zext_or_trunc(e, to),
                     CastOp::SExt => self.pool.sext(e, to),
-                    _ => {
+                    CastOp::FpToSi | CastOp::FpToUi if to <= 64 => {
+                        let signed = op == CastOp::FpToSi;
+                        let fop = FloatOp::ToInt { signed, from: FKind::of_width(from), width: to as u8 };
+                        self.pool.float(fop, &[e])
+                    }
+                    CastOp::SiToFp | CastOp::UiToFp => {
+                        let fop = FloatOp::FromInt { signed: op == CastOp::SiToFp, to: FKind::of_width(to) };
+                        self.pool.float(fop, &[e])
+                    }
+                    CastOp::FpTrunc | CastOp::FpExt => {
+                        self.pool.float(FloatOp::Convert { to: FKind::of_width(to) }, &[e])
+                    }
+                    // fptosi to i128 calls compiler-rt natively: concretised (reported).
+                    CastOp::FpToSi | CastOp::FpToUi => {
                         let x = self.concrete_float(st, a)?;
                         return Ok(Value::Int(value::cast(op, from, to, x)));
                     }

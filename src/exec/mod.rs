@@ -15,6 +15,7 @@ mod alloc;
 mod calls;
 pub mod coverage;
 mod executor;
+mod float;
 mod instructions;
 pub mod memory;
 mod meta;

@@ -20,7 +20,7 @@ use super::executor::{Executor, Place, Res, Stop};
 use super::memory::byte_expr;
 use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
 use super::stdio::PrintFn;
-use super::value::{self, Byte, Value};
+use super::value::{Byte, Value};
 use super::{ExternalCalls, RevSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +65,88 @@ pub(super) enum Handler {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum MathFn {
+pub(crate) enum MathFn {
     Unary(FUnary),
     CopySign,
     Min,
     Max,
     Fma,
+    /// `fmod`: exact, as LLVM's `frem`.
+    Rem,
+    /// A libm function with no exact model (glibc's are not correctly rounded): its arguments are
+    /// concretised (reported) and the host's glibc computes it, as the native build's does.
+    Libm(Libm),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Libm {
+    Pow,
+    Atan2,
+    Hypot,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Cbrt,
+}
+
+/// One libm function on `x` (and `y`), at the precision of their type.
+macro_rules! libm_apply {
+    ($g:expr, $x:expr, $y:expr) => {
+        match $g {
+            Libm::Pow => $x.powf($y),
+            Libm::Atan2 => $x.atan2($y),
+            Libm::Hypot => $x.hypot($y),
+            Libm::Exp => $x.exp(),
+            Libm::Exp2 => $x.exp2(),
+            Libm::Expm1 => $x.exp_m1(),
+            Libm::Log => $x.ln(),
+            Libm::Log2 => $x.log2(),
+            Libm::Log10 => $x.log10(),
+            Libm::Log1p => $x.ln_1p(),
+            Libm::Sin => $x.sin(),
+            Libm::Cos => $x.cos(),
+            Libm::Tan => $x.tan(),
+            Libm::Asin => $x.asin(),
+            Libm::Acos => $x.acos(),
+            Libm::Atan => $x.atan(),
+            Libm::Sinh => $x.sinh(),
+            Libm::Cosh => $x.cosh(),
+            Libm::Tanh => $x.tanh(),
+            Libm::Cbrt => $x.cbrt(),
+        }
+    };
+}
+
+impl Libm {
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Libm::Pow | Libm::Atan2 | Libm::Hypot => 2,
+            _ => 1,
+        }
+    }
+
+    /// The function at double precision, through Rust's std, which calls the host's libm.
+    pub(crate) fn f64(self, x: f64, y: f64) -> f64 {
+        libm_apply!(self, x, y)
+    }
+
+    /// The same at single precision (`powf`, ...).
+    pub(crate) fn f32(self, x: f32, y: f32) -> f32 {
+        libm_apply!(self, x, y)
+    }
 }
 
 impl Handler {
@@ -127,6 +203,27 @@ impl Handler {
                 "fmin" => MathFn::Min,
                 "fmax" => MathFn::Max,
                 "fma" => MathFn::Fma,
+                "fmod" => MathFn::Rem,
+                "pow" => MathFn::Libm(Libm::Pow),
+                "atan2" => MathFn::Libm(Libm::Atan2),
+                "hypot" => MathFn::Libm(Libm::Hypot),
+                "exp" => MathFn::Libm(Libm::Exp),
+                "exp2" => MathFn::Libm(Libm::Exp2),
+                "expm1" => MathFn::Libm(Libm::Expm1),
+                "log" => MathFn::Libm(Libm::Log),
+                "log2" => MathFn::Libm(Libm::Log2),
+                "log10" => MathFn::Libm(Libm::Log10),
+                "log1p" => MathFn::Libm(Libm::Log1p),
+                "sin" => MathFn::Libm(Libm::Sin),
+                "cos" => MathFn::Libm(Libm::Cos),
+                "tan" => MathFn::Libm(Libm::Tan),
+                "asin" => MathFn::Libm(Libm::Asin),
+                "acos" => MathFn::Libm(Libm::Acos),
+                "atan" => MathFn::Libm(Libm::Atan),
+                "sinh" => MathFn::Libm(Libm::Sinh),
+                "cosh" => MathFn::Libm(Libm::Cosh),
+                "tanh" => MathFn::Libm(Libm::Tanh),
+                "cbrt" => MathFn::Libm(Libm::Cbrt),
                 _ => return None,
             })
         };
@@ -316,19 +413,7 @@ impl Executor<'_> {
                 st.annotations.push(Annotation { name, bytes });
                 None
             }
-            Handler::Math(f, kind) => {
-                let mut x = [0u128; 3];
-                for (slot, v) in x.iter_mut().zip(a) {
-                    *slot = self.concretize(st, v, 64, "math function argument")?;
-                }
-                int(match f {
-                    MathFn::Unary(u) => value::funary(*u, *kind, x[0]),
-                    MathFn::CopySign => value::copysign(*kind, x[0], x[1]),
-                    MathFn::Min => value::fminmax(false, *kind, x[0], x[1]),
-                    MathFn::Max => value::fminmax(true, *kind, x[0], x[1]),
-                    MathFn::Fma => value::fma(*kind, x[0], x[1], x[2]),
-                })
-            }
+            Handler::Math(f, kind) => Some(self.math(st, *f, *kind, a)?),
             Handler::Unknown => return self.call_external(st, fid, a),
         })
     }

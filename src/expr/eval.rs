@@ -55,6 +55,7 @@ impl<'a> Evaluator<'a> {
             Node::ZExt { arg, .. } => v(arg),
             Node::SExt { arg, width } => fold::sext(v(arg), p.width(arg), width),
             Node::Select { array, index } => self.read_array(array, v(index)) as u128,
+            Node::Float { op, a, b, c } => op.eval(&[v(a), v(b), v(c)][..op.arity()], p.width(a)),
             Node::ConstArray(_) | Node::InputArray(_) | Node::Store { .. } => return None,
         })
     }

@@ -9,7 +9,9 @@
 //! Sorts: bit-vectors of width 1..=128 (booleans are width 1) and byte arrays (64-bit index, 8-bit value).
 
 mod build;
+mod build_float;
 mod eval;
+pub mod float;
 pub mod fold;
 mod print;
 mod subst;
@@ -26,6 +28,7 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 pub use eval::Evaluator;
+pub use float::FloatOp;
 
 /// The widest bit-vector an expression may have.
 pub const MAX_WIDTH: u32 = 128;
@@ -190,6 +193,14 @@ pub enum Node {
         array: ExprId,
         index: ExprId,
     },
+    /// An IEEE-754 operation on bit-vectors that hold floats' bits ([`float`]); operands past the
+    /// operation's arity repeat `a`.
+    Float {
+        op: FloatOp,
+        a: ExprId,
+        b: ExprId,
+        c: ExprId,
+    },
 }
 
 impl Node {
@@ -208,6 +219,7 @@ impl Node {
             Node::Select { array, index } => ([array, index, dummy], 2),
             Node::Ite { cond, then, els } => ([cond, then, els], 3),
             Node::Store { array, index, value } => ([array, index, value], 3),
+            Node::Float { op, a, b, c } => ([a, b, c], op.arity()),
         };
         items.into_iter().take(n)
     }
@@ -228,6 +240,8 @@ struct Meta {
     /// Bit-vector width; 0 for array-sorted terms.
     width: u8,
     mentions_revision: bool,
+    /// Whether a `Node::Float` is below: the solver needs floating-point theory.
+    floats: bool,
     /// Index into `ExprPool::array_sets`: the input arrays the expression reads.
     arrays: u32,
 }
@@ -324,6 +338,11 @@ impl ExprPool {
         self.meta[e.index()].mentions_revision
     }
 
+    /// Whether `e` computes on floats (a `Node::Float` is below it).
+    pub fn mentions_float(&self, e: ExprId) -> bool {
+        self.meta[e.index()].floats
+    }
+
     /// The input arrays `e` reads, sorted.
     pub fn arrays_of(&self, e: ExprId) -> &[ArrayId] {
         &self.array_sets[self.meta[e.index()].arrays as usize]
@@ -402,8 +421,10 @@ impl ExprPool {
             Node::Concat { hi, lo } => w(self, hi) + w(self, lo),
             Node::Extract { width, .. } | Node::ZExt { width, .. } | Node::SExt { width, .. } => width,
             Node::ConstArray(_) | Node::InputArray(_) | Node::Store { .. } => 0,
+            Node::Float { op, .. } => op.width(),
         };
         let mut mentions_revision = matches!(node, Node::Revision);
+        let mut floats = matches!(node, Node::Float { .. });
         let mut arrays = match *node {
             Node::Input { array, .. } | Node::InputArray(array) => self.intern_array_set(&[array]),
             _ => 0,
@@ -411,9 +432,10 @@ impl ExprPool {
         for child in node.children() {
             let m = self.meta[child.index()];
             mentions_revision |= m.mentions_revision;
+            floats |= m.floats;
             arrays = self.union_array_sets(arrays, m.arrays);
         }
-        Meta { width: width as u8, mentions_revision, arrays }
+        Meta { width: width as u8, mentions_revision, floats, arrays }
     }
 
     fn intern_array_set(&mut self, set: &[ArrayId]) -> u32 {

@@ -115,6 +115,7 @@ impl Printer<'_> {
             Node::InputArray(a) => f.write_str(&p.array_label(a)),
             Node::Store { array, index, value } => self.list(f, "store", &[], &[array, index, value], d),
             Node::Select { array, index } => self.list(f, "select", &[], &[array, index], d),
+            Node::Float { op, a, b, c } => self.list(f, &op.name(), &[], &[a, b, c][..op.arity()], d),
         }
     }
 

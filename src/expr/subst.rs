@@ -48,6 +48,7 @@ impl ExprPool {
             Node::SExt { arg, width } => self.sext(arg, width),
             Node::Store { array, index, value } => self.store(array, index, value),
             Node::Select { array, index } => self.select(array, index),
+            Node::Float { op, a, b, c } => self.float(op, &[a, b, c][..op.arity()]),
         }
     }
 }
@@ -70,6 +71,12 @@ impl Node {
                 Node::Store { array: f(array), index: f(index), value: f(value) }
             }
             Node::Select { array, index } => Node::Select { array: f(array), index: f(index) },
+            Node::Float { op, a, b, c } => {
+                let a2 = f(a);
+                let b2 = if op.arity() > 1 { f(b) } else { a2 };
+                let c2 = if op.arity() > 2 { f(c) } else { a2 };
+                Node::Float { op, a: a2, b: b2, c: c2 }
+            }
         }
     }
 }

@@ -11,6 +11,8 @@
 mod llvm;
 mod load;
 
+/// The float vocabulary is the expression DAG's, whose `float` module defines its semantics.
+pub use crate::expr::float::{FBinOp, FKind, FPred, FUnary};
 pub use load::LoadError;
 
 use std::collections::HashMap;
@@ -151,22 +153,6 @@ pub enum BinOp {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FBinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-/// Floating-point formats the interpreter computes on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FKind {
-    F32,
-    F64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IPred {
     Eq,
     Ne,
@@ -179,11 +165,6 @@ pub enum IPred {
     Slt,
     Sle,
 }
-
-/// LLVM's fcmp predicates: bit 0 "less", bit 1 "equal", bit 2 "greater",
-/// bit 3 "unordered", exactly as LLVM numbers them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FPred(pub u8);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CastOp {
@@ -239,17 +220,6 @@ pub enum BitOp {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FUnary {
-    Fabs,
-    Sqrt,
-    Floor,
-    Ceil,
-    Trunc,
-    Round,
-    Rint,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduce {
     Add,
     Mul,
@@ -284,8 +254,8 @@ pub enum Intrinsic {
         kind: FKind,
     },
     Fma(FKind),
-    /// `llvm.fmuladd`: fused or not as the target likes; x86-64 without FMA
-    /// (clang's default target) multiplies and adds, each rounded.
+    /// llvm.fmuladd, which clang emits for `a * b + c` (-ffp-contract=on): on x86-64 without FMA
+    /// a multiplication and an addition, each rounded.
     FMulAdd(FKind),
     Reduce(Reduce, u32),
     VaStart,

@@ -20,7 +20,7 @@ use crate::expr::{ArrayId, Assignment, BinOp, CmpOp, ExprId, ExprPool, Node};
 
 /// A lowered expression, in its natural sort.
 #[derive(Clone)]
-enum Term {
+pub(super) enum Term {
     Bv(BV),
     Bool(Bool),
 }
@@ -68,8 +68,10 @@ impl Z3Backend {
             self.divisions.clear();
         }
         let start = Instant::now();
-        // Arrays become if-then-else chains, so every query is QF_BV: Z3 goes straight to bit-blasting.
-        let solver = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
+        // Arrays become if-then-else chains, so every query is QF_BV (QF_FPBV with floats): Z3 goes
+        // straight to bit-blasting.
+        let floats = lits.iter().any(|lit| pool.mentions_float(lit.expr));
+        let solver = z3::Solver::new_for_logic(if floats { "QF_FPBV" } else { "QF_BV" }).unwrap_or_default();
         let mut params = Params::new();
         params.set_u32("timeout", u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1));
         solver.set_params(&params);
@@ -261,6 +263,7 @@ impl Z3Backend {
             Node::ZExt { arg, width } => Term::Bv(self.bv(arg).zero_ext(width - pool.width(arg))),
             Node::SExt { arg, width } => Term::Bv(self.bv(arg).sign_ext(width - pool.width(arg))),
             Node::Select { array, index } => Term::Bv(self.select_chain(pool, array, index)),
+            Node::Float { op, a, b, c } => self.lower_float(pool, op, [a, b, c]),
             Node::ConstArray(_) | Node::InputArray(_) | Node::Store { .. } => {
                 unreachable!("array-sorted terms are lowered only through their selects")
             }
@@ -356,7 +359,7 @@ fn div_key(pool: &ExprPool, e: ExprId) -> Option<DivKey> {
     (!trivial).then_some((signed, lhs, c))
 }
 
-fn bv_const(width: u32, value: u128) -> BV {
+pub(super) fn bv_const(width: u32, value: u128) -> BV {
     if width <= 64 {
         BV::from_u64(value as u64, width)
     } else {

@@ -86,6 +86,11 @@ impl CexCache {
         None
     }
 
+    /// The `n` newest models, newest first.
+    pub fn recent(&self, n: usize) -> Vec<Rc<Assignment>> {
+        self.models.iter().rev().take(n).map(|(_, m)| m.clone()).collect()
+    }
+
     pub fn insert(&mut self, lits: &[Lit], answer: &Answer) {
         match answer {
             Some(model) => {

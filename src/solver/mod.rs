@@ -16,7 +16,9 @@
 
 mod backend;
 mod cache;
+mod float;
 mod independence;
+mod sample;
 #[cfg(test)]
 mod tests;
 
@@ -92,6 +94,8 @@ pub struct SolverStats {
     pub constraints_kept: u64,
     pub query_cache: CacheStats,
     pub cex_cache: CacheStats,
+    /// Floating-point queries tried on sampled models before Z3, and those a sample satisfied.
+    pub float_samples: CacheStats,
     pub z3_sat: u64,
     pub z3_unsat: u64,
     pub z3_timeouts: u64,
@@ -124,6 +128,8 @@ impl fmt::Display for SolverStats {
         let (q, c) = (self.query_cache, self.cex_cache);
         writeln!(f, "query cache: {} hits of {} ({:.1}%)", q.hits, q.lookups, rate(q))?;
         writeln!(f, "cex cache: {} hits of {} ({:.1}%)", c.hits, c.lookups, rate(c))?;
+        let s = self.float_samples;
+        writeln!(f, "float sampling: {} hits of {} ({:.1}%)", s.hits, s.lookups, rate(s))?;
         writeln!(
             f,
             "z3: {} calls, {} sat in {:.3}s, {} unsat in {:.3}s, {} timeouts, {} unknown",
@@ -423,6 +429,22 @@ impl Solver {
                 let answer = answer.map(|m| Rc::new(project(pool, &m, &vars)));
                 if self.config.query_cache {
                     self.query_cache.insert(&lits, answer.clone());
+                }
+                return Ok(answer);
+            }
+        }
+        if lits.iter().any(|lit| pool.mentions_float(lit.expr)) {
+            self.stats.float_samples.lookups += 1;
+            let bases = self.cex_cache.recent(4);
+            let bases: Vec<&Assignment> = bases.iter().map(|m| m.as_ref()).collect();
+            if let Some(model) = sample::sample(pool, &lits, &vars, &bases) {
+                self.stats.float_samples.hits += 1;
+                let answer = Some(Rc::new(project(pool, &model, &vars)));
+                if self.config.query_cache {
+                    self.query_cache.insert(&lits, answer.clone());
+                }
+                if self.config.cex_cache {
+                    self.cex_cache.insert(&lits, &answer);
                 }
                 return Ok(answer);
             }

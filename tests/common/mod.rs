@@ -172,10 +172,10 @@ pub fn native(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
 }
 
 /// A native build linked with libm (after the source, where the linker
-/// needs it).
-pub fn native_with_libm(src: &Path, dir: &Path, opt2: bool) -> PathBuf {
+/// needs it), with `extra` flags.
+pub fn native_with_libm(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
     let out = output(src, dir, opt2, "native");
-    clang_with(src, &out, &[], &[if opt2 { "-O2" } else { "-O0" }], &["-lm"]);
+    clang_with(src, &out, extra, &[if opt2 { "-O2" } else { "-O0" }], &["-lm"]);
     out
 }
 

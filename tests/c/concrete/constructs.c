@@ -178,7 +178,9 @@ int main(void) {
   volatile double d = 1.0 / 3.0;
   volatile float f = 2.5f;
   printf("float %d %d %lld %d\n", (int)(d * 1000000), (int)(f * f), (long long)(d * 1e15), d < f);
-  printf("conv %u %d %d\n", (unsigned)(f * 1000.0f), (int)-f, (int)(double)(unsigned)u);
+  /* (int) of a double beyond int's range is undefined: clang's code gives 0x80000000, or the
+     integer itself where instruction selection folds an int-to-float-to-int pair. */
+  printf("conv %u %d %lld\n", (unsigned)(f * 1000.0f), (int)-f, (long long)(double)(unsigned)u);
 
   /* Varargs, struct by value. */
   printf("va %ld %d\n", sum_ints(5, 1, 2, 3, 4, 5), (int)sum_mixed(4, 1.5, 2LL, 3.25, 4LL));
