@@ -294,23 +294,40 @@ fn check(name: &'static str) {
     assert_eq!(report.stats.disagreements, 0, "{name}: candidates that did not replay natively");
 }
 
-macro_rules! sets {
-    ($($test:ident => $name:literal,)*) => {
-        $(
-            #[test]
-            #[ignore = "needs symbolic floats (issue 13)"]
-            fn $test() {
-                check($name);
-            }
-        )*
-    };
+#[test]
+fn cents_rounding() {
+    check("cents");
 }
 
-sets! {
-    thermo_bands_of_a_conversion => "thermo",
-    cents_rounding => "cents",
-    near_equality_within_a_tolerance => "near",
-    average_against_a_threshold => "average",
-    grade_scanf_f => "grade",
-    miles_scanf_lf => "miles",
+#[test]
+fn near_equality_within_a_tolerance() {
+    check("near");
+}
+
+/// Within 60 s: p3 (a float) separated, p1 and p2 not (the budget runs
+/// out, differential queries time out).
+#[test]
+#[ignore = "needs faster symbolic floats (issue 13)"]
+fn thermo_bands_of_a_conversion() {
+    check("thermo");
+}
+
+/// Within 60 s: nothing separated (the budget runs out, differential
+/// queries time out).
+#[test]
+#[ignore = "needs faster symbolic floats (issue 13)"]
+fn average_against_a_threshold() {
+    check("average");
+}
+
+#[test]
+#[ignore = "needs scanf %f (issue 13)"]
+fn grade_scanf_f() {
+    check("grade");
+}
+
+#[test]
+#[ignore = "needs scanf %lf (issue 13)"]
+fn miles_scanf_lf() {
+    check("miles");
 }
