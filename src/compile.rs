@@ -78,7 +78,9 @@ impl Toolchain {
         if opts.sanitize {
             cmd.args(["-fsanitize=address", "-fno-omit-frame-pointer"]);
         }
-        cmd.arg("-o").arg(out).arg(src).arg(self.runtime.native_lib());
+        // libm after the sources: a program that calls round() or pow() at
+        // -O0 needs it (ASan's runtime happens to pull it in).
+        cmd.arg("-o").arg(out).arg(src).arg(self.runtime.native_lib()).arg("-lm");
         run(cmd, src)
     }
 

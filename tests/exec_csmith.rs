@@ -1,7 +1,9 @@
 //! csmith agreement: the engine prints the same checksum as the native
-//! binary for seeded random programs: 30 at -O0 and 6 at -O2 must agree. A
-//! disagreement fails the test; a seed whose native run is too slow for a test
-//! is skipped and reported (never silently), and the next seed is tried.
+//! binary for seeded random programs: 30 at -O0 and 6 at -O2 must agree, and
+//! as many of csmith's `--float` programs (float arithmetic, comparisons and
+//! conversions, whose bits reach the checksum). A disagreement fails the
+//! test; a seed whose native run is too slow for a test is skipped and
+//! reported (never silently), and the next seed is tried.
 
 mod common;
 
@@ -25,7 +27,7 @@ enum Case {
     Disagree(String),
 }
 
-fn csmith(seed: u64, dir: &Path) -> std::path::PathBuf {
+fn csmith(seed: u64, float: bool, dir: &Path) -> std::path::PathBuf {
     let out = dir.join(format!("cs{seed}.c"));
     // PSYCHIC_CSMITH_OPTS replaces the options (for larger programs by hand).
     let opts: Vec<String> = match std::env::var("PSYCHIC_CSMITH_OPTS") {
@@ -34,6 +36,7 @@ fn csmith(seed: u64, dir: &Path) -> std::path::PathBuf {
     };
     let generated = Command::new("csmith")
         .args(["--seed", &seed.to_string()])
+        .args(float.then_some("--float"))
         .args(&opts)
         .current_dir(dir)
         .output()
@@ -43,14 +46,16 @@ fn csmith(seed: u64, dir: &Path) -> std::path::PathBuf {
     out
 }
 
-fn case(seed: u64, opt2: bool) -> Case {
+fn case(seed: u64, opt2: bool, float: bool) -> Case {
     let dir = tempfile::tempdir().unwrap();
-    let src = csmith(seed, dir.path());
+    let src = csmith(seed, float, dir.path());
     let flags = [CSMITH_INCLUDE, "-w"];
     let bin = common::native(&src, dir.path(), opt2, &flags);
     let t0 = Instant::now();
-    let Some(native) = common::run_native(&bin, 5) else {
-        return Case::Skipped(format!("seed {seed}: native run over 5 s"));
+    // A run over the limit is skipped anyway: cut it off soon after (many
+    // csmith programs run for minutes).
+    let Some(native) = common::run_native(&bin, 1) else {
+        return Case::Skipped(format!("seed {seed}: native run over 1 s"));
     };
     if t0.elapsed() > NATIVE_LIMIT {
         return Case::Skipped(format!("seed {seed}: native run took {:?}", t0.elapsed()));
@@ -89,19 +94,23 @@ fn case(seed: u64, opt2: bool) -> Case {
 }
 
 /// Runs seeds in order until `want` agree (a skipped seed does not count).
-fn agreement(seeds: impl Iterator<Item = u64>, opt2: bool, want: usize) {
+fn agreement(seeds: impl Iterator<Item = u64>, opt2: bool, float: bool, want: usize) {
     let (mut agree, mut skipped, mut bad) = (0, Vec::new(), Vec::new());
     for seed in seeds {
         if agree == want {
             break;
         }
-        match case(seed, opt2) {
+        match case(seed, opt2, float) {
             Case::Agree => agree += 1,
             Case::Skipped(why) => skipped.push(why),
             Case::Disagree(why) => bad.push(why),
         }
     }
-    eprintln!("csmith opt2={opt2}: {agree} agree, {} skipped, {} disagree", skipped.len(), bad.len());
+    eprintln!(
+        "csmith opt2={opt2} float={float}: {agree} agree, {} skipped, {} disagree",
+        skipped.len(),
+        bad.len()
+    );
     for s in &skipped {
         eprintln!("  skipped: {s}");
     }
@@ -125,11 +134,23 @@ fn seeds(var: &str, default: std::ops::RangeInclusive<u64>, want: usize) -> (Vec
 #[test]
 fn csmith_agrees_at_o0() {
     let (list, want) = seeds("PSYCHIC_CSMITH_SEEDS", 1..=60, 30);
-    agreement(list.into_iter(), false, want);
+    agreement(list.into_iter(), false, false, want);
 }
 
 #[test]
 fn csmith_agrees_at_o2() {
     let (list, want) = seeds("PSYCHIC_CSMITH_SEEDS_O2", 101..=120, 6);
-    agreement(list.into_iter(), true, want);
+    agreement(list.into_iter(), true, false, want);
+}
+
+#[test]
+fn csmith_float_agrees_at_o0() {
+    let (list, want) = seeds("PSYCHIC_CSMITH_FLOAT_SEEDS", 1..=60, 30);
+    agreement(list.into_iter(), false, true, want);
+}
+
+#[test]
+fn csmith_float_agrees_at_o2() {
+    let (list, want) = seeds("PSYCHIC_CSMITH_FLOAT_SEEDS_O2", 101..=130, 10);
+    agreement(list.into_iter(), true, true, want);
 }

@@ -335,6 +335,7 @@ fixtures! {
     printf_float => "run/printf_float.c",
     exit_status => "run/exit_status.c",
     floats => "run/floats.c",
+    float_edges => "run/float_edges.c",
     function_pointers => "run/function_pointers.c",
     globals => "run/globals.c",
     goto_loops => "run/goto_loops.c",

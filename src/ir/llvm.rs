@@ -37,6 +37,11 @@ pub fn opcode(inst: V) -> LLVMOpcode {
     unsafe { LLVMGetInstructionOpcode(inst) }
 }
 
+/// The basic block an instruction is in.
+pub fn parent_block(inst: V) -> LLVMBasicBlockRef {
+    unsafe { LLVMGetInstructionParent(inst) }
+}
+
 pub fn const_opcode(c: V) -> LLVMOpcode {
     unsafe { LLVMGetConstOpcode(c) }
 }

@@ -554,6 +554,40 @@ impl Translator {
         }
     }
 
+    /// `fptosi`/`fptoui` (`i`, to `to` bits) of an `sitofp`/`uitofp` in the
+    /// same block, through a float type that holds every value the narrower
+    /// integer side can: x86's instruction selection folds the pair into an
+    /// integer extension or truncation (and -O2's instcombine before it), so
+    /// a value the result type cannot hold keeps its low bits natively
+    /// (`(int)(double)4000000000u` is -294967296, not cvttsd2si's INT_MIN).
+    fn int_round_trip(&mut self, cx: &FnCtx, i: V, fk: FKind, to: u32) -> R<Option<Op>> {
+        use LLVMOpcode::*;
+        let src = llvm::operand(i, 0);
+        if llvm::value_kind(src) != LLVMValueKind::LLVMInstructionValueKind
+            || !matches!(llvm::opcode(src), LLVMSIToFP | LLVMUIToFP)
+            || llvm::parent_block(src) != llvm::parent_block(i)
+        {
+            return Ok(None);
+        }
+        let int = llvm::operand(src, 0);
+        let from = self.scalar_width(llvm::type_of(int))?;
+        let signed_in = llvm::opcode(src) == LLVMSIToFP;
+        let signed_out = llvm::opcode(i) == LLVMFPToSI;
+        let precision = if fk == FKind::F32 { 24 } else { 53 };
+        if (from - u32::from(signed_in)).min(to) > precision {
+            return Ok(None);
+        }
+        let a = self.operand(cx, int)?;
+        Ok(Some(match to.cmp(&from) {
+            std::cmp::Ordering::Greater => {
+                let op = if signed_in && signed_out { CastOp::SExt } else { CastOp::ZExt };
+                Op::Cast { op, from, to, a }
+            }
+            std::cmp::Ordering::Less => Op::Cast { op: CastOp::Trunc, from, to, a },
+            std::cmp::Ordering::Equal => Op::Copy { a },
+        }))
+    }
+
     fn inst(&mut self, cx: &FnCtx, b: LLVMBasicBlockRef, i: V) -> R<Op> {
         use LLVMOpcode::*;
         let op = llvm::opcode(i);
@@ -690,6 +724,9 @@ impl Translator {
                 let fk = self.fkind(llvm::type_of(llvm::operand(i, 0)))?;
                 let from = self.width_of(fk);
                 let to = self.scalar_width(llvm::type_of(i))?;
+                if let Some(folded) = self.int_round_trip(cx, i, fk, to)? {
+                    return Ok(folded);
+                }
                 let cop = if op == LLVMFPToSI { CastOp::FpToSi } else { CastOp::FpToUi };
                 Op::Cast { op: cop, from, to, a: opnd(self, 0)? }
             }

@@ -107,7 +107,7 @@ pub fn revisions(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Each revision built natively, as its author would build it: clang 19 at
-/// -O0, nothing of psychic linked in.
+/// -O0 with libm, nothing of psychic linked in.
 pub fn build_all(revisions: &[PathBuf], dir: &Path) -> Vec<PathBuf> {
     build_all_with(revisions, dir, &[])
 }
@@ -123,6 +123,7 @@ pub fn build_all_with(revisions: &[PathBuf], dir: &Path, flags: &[String]) -> Ve
             .arg("-o")
             .arg(&bin)
             .arg(src)
+            .arg("-lm")
             .output()
             .expect("run clang");
         assert!(out.status.success(), "{}: {}", src.display(), String::from_utf8_lossy(&out.stderr));

@@ -283,3 +283,52 @@ pub fn explore_meta(
         stopped_early: summary.stopped_early,
     }
 }
+
+/// Replays every test of a report whose inputs are `klee_make_symbolic`
+/// objects on the revisions' own builds (`files`, through the fork server):
+/// the revisions must fall into exactly the outcome classes the report
+/// records, with the recorded stdout and status, and no test may lie outside
+/// the `klee_assume`d domain (status 120 natively). One line per test that
+/// does not.
+pub fn replay_mismatches(report: &Report, out_dir: &Path, files: &[PathBuf]) -> Vec<String> {
+    let tests: Vec<KTest> =
+        report.tests.iter().map(|t| KTest::read(&out_dir.join(&t.ktest)).unwrap()).collect();
+    if tests.is_empty() {
+        return Vec::new();
+    }
+    let native = native_outcomes(files, &tests);
+    let mut bad = Vec::new();
+    for (i, t) in report.tests.iter().enumerate() {
+        if native.iter().any(|rev| rev[i].1 == Some(psychic::runtime::STATUS_ASSUME_VIOLATED)) {
+            bad.push(format!("test {}: {:?} lies outside the domain", t.id, tests[i].objects));
+            continue;
+        }
+        for o in &t.outcomes {
+            for &r in &o.revisions {
+                let n = &native[r][i];
+                let members = (0..files.len()).filter(|&q| native[q][i] == *n).count();
+                let same_class =
+                    o.revisions.iter().all(|&q| native[q][i] == *n) && members == o.revisions.len();
+                if !same_class
+                    || String::from_utf8_lossy(&n.0) != o.stdout
+                    || n.1 != o.exit_status
+                    || n.2 != o.signal
+                {
+                    bad.push(format!(
+                        "test {} on {:?}, revision {r}: report says exit {:?} stdout {:?} with {:?}; its own \
+                         build gives exit {:?} signal {:?} stdout {:?}",
+                        t.id,
+                        tests[i].objects,
+                        o.exit_status,
+                        o.stdout,
+                        o.revisions,
+                        n.1,
+                        n.2,
+                        String::from_utf8_lossy(&n.0)
+                    ));
+                }
+            }
+        }
+    }
+    bad
+}

@@ -1,0 +1,333 @@
+//! The floating-point ground-truth corpus (`fixtures/float/`): programs over
+//! floats and doubles (bands of a unit conversion, rounding to cents,
+//! comparison within a tolerance, averages against a threshold, and
+//! IntroClass-style grading read with `scanf("%f")`), each with revisions
+//! that differ on rare inputs or are equivalent by design.
+//!
+//! A set's inputs are `klee_make_symbolic` doubles or floats bounded by
+//! `klee_assume` (`objects` in its `case.json`), or stdin text (`stdin`). The
+//! truth comes from running every revision's own build natively on every
+//! input of a bounded domain: grids of `k / den` over ranges, and chosen
+//! values (the rare witnesses, signed zeros, subnormals, NaN and infinities
+//! where the program admits them). `psychic diff-patches` must find that
+//! partition exactly, every test it reports must replay on the revisions'
+//! own builds, and none may lie outside the `klee_assume`d bounds.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::corpus::{self, Input};
+use common::{Verdict, truth};
+use psychic::ktest::{KTest, Object};
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    /// What the set checks (documentation only).
+    #[allow(dead_code)]
+    why: String,
+    /// Flags of `psychic diff-patches`.
+    args: Vec<String>,
+    /// The `klee_make_symbolic` objects, in call order: the domain is every
+    /// combination of their values.
+    #[serde(default)]
+    objects: Vec<Field>,
+    stdin: Option<Stdin>,
+}
+
+/// The values one number takes: grids and chosen values, as C text.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Field {
+    #[serde(default)]
+    name: String,
+    /// `double` or `float` (objects only).
+    #[serde(default, rename = "type")]
+    ty: String,
+    #[serde(default)]
+    grids: Vec<Grid>,
+    #[serde(default)]
+    values: Vec<String>,
+}
+
+/// `k / den` for every k with `lo <= k / den <= hi`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Grid {
+    lo: i64,
+    hi: i64,
+    den: i64,
+}
+
+/// Stdin: every combination of the fields' texts, joined by `sep`, ended by
+/// `end`; then the `extra` texts as they are.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Stdin {
+    fields: Vec<Field>,
+    sep: String,
+    end: String,
+    #[serde(default)]
+    extra: Vec<String>,
+}
+
+impl Field {
+    fn texts(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .grids
+            .iter()
+            .flat_map(|g| {
+                // Rust prints the shortest text that reads back as the same
+                // double, and k / den is the double nearest the rational.
+                (g.lo * g.den..=g.hi * g.den).map(move |k| format!("{}", k as f64 / g.den as f64))
+            })
+            .collect();
+        out.extend(self.values.iter().cloned());
+        out
+    }
+
+    /// The object's bytes for each value: the C text read as C reads it
+    /// (correctly rounded, to a float directly for a `float`).
+    fn objects(&self) -> Vec<Vec<u8>> {
+        self.texts()
+            .iter()
+            .map(|t| match self.ty.as_str() {
+                "double" => t.parse::<f64>().unwrap_or_else(|e| panic!("{t}: {e}")).to_le_bytes().to_vec(),
+                "float" => t.parse::<f32>().unwrap_or_else(|e| panic!("{t}: {e}")).to_le_bytes().to_vec(),
+                other => panic!("{}: type {other:?}, not double or float", self.name),
+            })
+            .collect()
+    }
+}
+
+/// Every combination of one item of each list, the last varying fastest.
+fn product<T: Clone>(lists: &[Vec<T>]) -> Vec<Vec<T>> {
+    lists.iter().fold(vec![Vec::new()], |acc, list| {
+        acc.iter()
+            .flat_map(|prefix| {
+                list.iter().map(move |x| {
+                    let mut v = prefix.clone();
+                    v.push(x.clone());
+                    v
+                })
+            })
+            .collect()
+    })
+}
+
+/// A set's revisions, its true partition and what it takes to check a report.
+struct Set {
+    name: &'static str,
+    case: Case,
+    revisions: Vec<PathBuf>,
+    /// Native behaviour, `[revision][input]`, as comparable text.
+    rows: Vec<Vec<String>>,
+    partition: Vec<Vec<usize>>,
+    /// The revisions' own builds (stdin sets).
+    bins: Vec<PathBuf>,
+}
+
+fn set_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/float").join(name)
+}
+
+impl Set {
+    fn load(name: &'static str, work: &Path) -> Set {
+        let dir = set_dir(name);
+        let text = std::fs::read_to_string(dir.join("case.json")).unwrap();
+        let case: Case = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
+        let revisions = corpus::revisions(&dir);
+        let (rows, bins): (Vec<Vec<String>>, Vec<PathBuf>) = match &case.stdin {
+            Some(stdin) => {
+                let texts: Vec<Vec<String>> = stdin.fields.iter().map(Field::texts).collect();
+                let mut inputs: Vec<Input> = product(&texts)
+                    .into_iter()
+                    .map(|words| Input::stdin(format!("{}{}", words.join(&stdin.sep), stdin.end)))
+                    .collect();
+                inputs.extend(stdin.extra.iter().map(|s| Input::stdin(s.as_bytes())));
+                let bins = corpus::build_all(&revisions, work);
+                let rows = corpus::behaviours(&bins, &inputs)
+                    .into_iter()
+                    .map(|r| r.into_iter().map(|b| format!("{b:?}")).collect())
+                    .collect();
+                (rows, bins)
+            }
+            None => {
+                let domain = ktests(&case.objects);
+                let rows = common::native_outcomes(&revisions, &domain);
+                let outside =
+                    rows[0].iter().position(|o| o.1 == Some(psychic::runtime::STATUS_ASSUME_VIOLATED));
+                if let Some(i) = outside {
+                    panic!("{name}: input {:?} of the declared domain violates klee_assume", domain[i]);
+                }
+                (
+                    rows.into_iter().map(|r| r.into_iter().map(|o| format!("{o:?}")).collect()).collect(),
+                    vec![],
+                )
+            }
+        };
+        let partition = common::partition(&rows);
+        Set { name, case, revisions, rows, partition, bins }
+    }
+
+    /// Per pair of clusters, on how many inputs their first revisions differ.
+    fn differences(&self) -> Vec<((usize, usize), usize)> {
+        let reps: Vec<usize> = self.partition.iter().map(|c| c[0]).collect();
+        let mut out = Vec::new();
+        for (i, &a) in reps.iter().enumerate() {
+            for &b in &reps[i + 1..] {
+                let n = (0..self.rows[a].len()).filter(|&t| self.rows[a][t] != self.rows[b][t]).count();
+                out.push(((a, b), n));
+            }
+        }
+        out
+    }
+}
+
+fn ktests(objects: &[Field]) -> Vec<KTest> {
+    let values: Vec<Vec<Vec<u8>>> = objects.iter().map(Field::objects).collect();
+    product(&values)
+        .into_iter()
+        .map(|bytes| KTest {
+            args: vec!["prog".into()],
+            objects: objects
+                .iter()
+                .zip(bytes)
+                .map(|(f, bytes)| Object { name: f.name.clone(), bytes })
+                .collect(),
+            ..KTest::default()
+        })
+        .collect()
+}
+
+const SETS: &[&str] = &["thermo", "cents", "near", "average", "grade", "miles"];
+
+/// The truth of every set is worth checking: revisions that differ, and
+/// revisions of different text that do not (an equivalence psychic must not
+/// split); some difference is rare (some pair of clusters differs on at
+/// most 1% of the inputs); and every patch that its header says differs
+/// (or is equivalent) does so on the domain.
+#[test]
+fn every_set_has_differences_and_equivalences_in_its_domain() {
+    let mut seen = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(set_dir("")).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".md") {
+            continue;
+        }
+        assert!(SETS.contains(&name.as_str()), "fixtures/float/{name} is not in SETS");
+        seen.insert(name);
+    }
+    assert_eq!(seen.len(), SETS.len(), "a set of SETS has no directory");
+    for &name in SETS {
+        let work = tempfile::tempdir().unwrap();
+        let set = Set::load(name, work.path());
+        let texts: Vec<String> = set.revisions.iter().map(|r| std::fs::read_to_string(r).unwrap()).collect();
+        let diffs = set.differences();
+        let inputs = set.rows[0].len();
+        eprintln!(
+            "{name}: {inputs} inputs, truth {:?}, differing inputs per cluster pair {diffs:?}",
+            set.partition
+        );
+        assert!(set.partition.len() >= 2, "{name}: every revision behaves alike: {:?}", set.partition);
+        assert!(
+            set.partition.iter().any(|c| c.len() >= 2 && c.iter().any(|&r| texts[r] != texts[c[0]])),
+            "{name}: no equivalence to prove: {:?}",
+            set.partition
+        );
+        assert!(
+            diffs.iter().any(|&(_, n)| n * 100 <= inputs),
+            "{name}: no rare difference (each pair differs on over 1% of {inputs} inputs): {diffs:?}"
+        );
+        // Each patch's header says what it is; the domain must bear it out
+        // (a witness lost from case.json shows here, not as a psychic bug).
+        for (r, text) in texts.iter().enumerate().skip(1) {
+            let header = &text[..text.find("*/").unwrap()];
+            let cluster = set.partition.iter().find(|c| c.contains(&r)).unwrap();
+            if header.contains("Equivalent") {
+                assert!(
+                    cluster.len() >= 2,
+                    "{name}: revision {r} is said to be equivalent, truth {:?}",
+                    set.partition
+                );
+            } else {
+                assert!(header.contains("differs"), "{name}: revision {r}'s header says neither");
+                assert!(
+                    !cluster.contains(&0),
+                    "{name}: revision {r} is said to differ, truth {:?}",
+                    set.partition
+                );
+            }
+        }
+    }
+}
+
+/// `psychic diff-patches` on one set: (a) the true partition, (b) every
+/// reported test replays on the revisions' own builds, with no candidate
+/// refuted, (c) no test outside the `klee_assume`d bounds.
+fn check(name: &'static str) {
+    let work = tempfile::tempdir().unwrap();
+    let set = Set::load(name, work.path());
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let flags: Vec<&str> = set.case.args.iter().map(String::as_str).collect();
+    let report = corpus::diff_patches(&psychic, &set.revisions, &flags, work.path()).unwrap();
+    let out = work.path().join("out");
+    let bad = if set.case.stdin.is_some() {
+        corpus::replay_mismatches(&report, &out, &set.bins, &[])
+    } else {
+        truth::replay_mismatches(&report, &out, &set.revisions)
+    };
+    assert!(bad.is_empty(), "{}: tests that do not replay:\n{}", set.name, bad.join("\n"));
+    let v = Verdict::new(&set.partition, &report.clusters);
+    assert!(
+        v.split.is_empty(),
+        "{name}: psychic told apart {:?} with tests that replay, which the domain has no witness for: \
+         add one to case.json",
+        v.split
+    );
+    assert_eq!(
+        report.clusters, set.partition,
+        "{name}: merged {:?}; partial: {:?}",
+        v.merged, report.stats.partial_reasons
+    );
+    assert_eq!(report.stats.disagreements, 0, "{name}: candidates that did not replay natively");
+}
+
+#[test]
+fn cents_rounding() {
+    check("cents");
+}
+
+#[test]
+fn near_equality_within_a_tolerance() {
+    check("near");
+}
+
+/// Within 60 s: p3 (a float) separated, p1 and p2 not (the budget runs
+/// out, differential queries time out).
+#[test]
+#[ignore = "needs faster symbolic floats (issue 13)"]
+fn thermo_bands_of_a_conversion() {
+    check("thermo");
+}
+
+/// Within 60 s: nothing separated (the budget runs out, differential
+/// queries time out).
+#[test]
+#[ignore = "needs faster symbolic floats (issue 13)"]
+fn average_against_a_threshold() {
+    check("average");
+}
+
+#[test]
+#[ignore = "needs scanf %f (issue 13)"]
+fn grade_scanf_f() {
+    check("grade");
+}
+
+#[test]
+#[ignore = "needs scanf %lf (issue 13)"]
+fn miles_scanf_lf() {
+    check("miles");
+}
