@@ -310,7 +310,7 @@ fn parse_token_name(name: &str) -> Option<(usize, u8)> {
 
 /// A token's text as scanf would read it back: `d` signed and `u` unsigned
 /// decimal, `x` hex, `o` octal (little-endian values of the token's size),
-/// `f` a float (4 bytes) or double (8), `s` the bytes before the first NUL.
+/// `f` a double (8 bytes, read as a float too), `s` the bytes before the first NUL.
 fn token_text(kind: u8, bytes: &[u8]) -> Vec<u8> {
     let mut wide = [0u8; 16];
     let n = bytes.len().min(16);
@@ -323,16 +323,28 @@ fn token_text(kind: u8, bytes: &[u8]) -> Vec<u8> {
         b'u' => u.to_string().into_bytes(),
         b'x' => format!("{u:x}").into_bytes(),
         b'o' => format!("{u:o}").into_bytes(),
-        b'f' if n == 4 => {
-            let x = f32::from_bits(u as u32);
-            float_text(x.is_nan(), x.is_sign_negative(), format!("{x:e}"))
-        }
         b'f' => {
             let x = f64::from_bits(u as u64);
-            float_text(x.is_nan(), x.is_sign_negative(), format!("{x:e}"))
+            float_text(x.is_nan(), x.is_sign_negative(), double_text(x))
         }
         _ => bytes.iter().take_while(|&&b| b != 0).copied().collect(),
     }
+}
+
+/// A double token's text for both of its readers: strtod must read back
+/// `x`, and strtof `(float)x` (the model rounds the token where `%f` reads
+/// it). Rust's shortest round-trip form does both unless `x` lies within
+/// half a double's step of a tie between two floats, where the short text
+/// can fall on the tie's other side; the exact expansion then does.
+fn double_text(x: f64) -> String {
+    let shortest = format!("{x:e}");
+    if !x.is_finite() || shortest.parse::<f32>().map(f32::to_bits) == Ok((x as f32).to_bits()) {
+        return shortest;
+    }
+    // 767 significant digits hold any double exactly.
+    let exact = format!("{x:.767e}");
+    let (digits, exp) = exact.split_once('e').expect("the e format has an exponent");
+    format!("{}e{exp}", digits.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// A float token's text: Rust's shortest round-trip form (`shortest`, with
@@ -396,9 +408,10 @@ mod tests {
     }
 
     /// Every float token's text reads back through glibc (the host's
-    /// strtod and strtof, which scanf calls) to the token's bits: random
-    /// bits and the edges (zeros, subnormals, extremes, infinities, the
-    /// quiet NaNs).
+    /// strtod and strtof, which scanf calls) to the token's bits as a double
+    /// and to their rounding as a float: random bits, doubles halfway
+    /// between two floats, and the edges (zeros, subnormals, extremes,
+    /// infinities, the quiet NaNs).
     #[test]
     fn float_tokens_read_back_to_their_bits() {
         use rand::{Rng, SeedableRng};
@@ -414,40 +427,38 @@ mod tests {
         };
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
         let mut doubles: Vec<u64> = (0..20_000).map(|_| rng.random()).collect();
-        let mut floats: Vec<u64> = (0..20_000).map(|_| u64::from(rng.random::<u32>())).collect();
+        // Doubles halfway between two floats, where a short text can round the other way.
+        let ties: Vec<u64> = (0..20_000)
+            .filter_map(|_| {
+                let f = f32::from_bits(rng.random::<u32>() & 0x7f7f_ffff);
+                let next = f32::from_bits(f.to_bits() + 1);
+                next.is_finite().then(|| ((f64::from(f) + f64::from(next)) / 2.0).to_bits())
+            })
+            .collect();
         for sign in [0, 1u64 << 63] {
             doubles.extend(
                 [0, 1, 0xf_ffff_ffff_ffff, 1 << 52, 0x7fef_ffff_ffff_ffff, 0x7ff0 << 48, 0x7ff8 << 48]
                     .map(|b| b | sign),
             );
             doubles.extend(
-                [0.1f64, 2.5, 1e22, 1e23, 5e-324, 2.2250738585072014e-308].map(|x| x.to_bits() | sign),
+                [0.1f64, 2.5, 1e22, 1e23, 5e-324, 2.2250738585072014e-308, 3.4028235677973366e38]
+                    .map(|x| x.to_bits() | sign),
             );
         }
-        for sign in [0, 1u64 << 31] {
-            floats.extend(
-                [0, 1, 0x7f_ffff, 0x80_0000, 0x7f7f_ffff, 0x7f80_0000, 0x7fc0_0000].map(|b| b | sign),
-            );
-        }
-        for (size, bits) in [(8usize, doubles), (4, floats)] {
-            let mut checked = 0;
-            for b in bits {
-                let (exp, frac) = if size == 8 {
-                    (b >> 52 & 0x7ff, b & 0xf_ffff_ffff_ffff)
-                } else {
-                    (b >> 23 & 0xff, b & 0x7f_ffff)
-                };
-                let all_ones = if size == 8 { 0x7ff } else { 0xff };
-                let quiet = if size == 8 { 1 << 51 } else { 1 << 22 };
-                if exp == all_ones && frac != 0 && frac != quiet {
-                    continue; // a NaN the model never lets a token be
-                }
-                let text = token_text(b'f', &b.to_le_bytes()[..size]);
-                assert_eq!(read(&text, size), b, "{} reads back", String::from_utf8_lossy(&text));
-                checked += 1;
+        let mut checked = 0;
+        for b in doubles.into_iter().chain(ties) {
+            let (exp, frac) = (b >> 52 & 0x7ff, b & 0xf_ffff_ffff_ffff);
+            if exp == 0x7ff && frac != 0 && frac != 1 << 51 {
+                continue; // a NaN the model never lets a token be
             }
-            assert!(checked > 19_000);
+            let text = token_text(b'f', &b.to_le_bytes());
+            let shown = String::from_utf8_lossy(&text);
+            assert_eq!(read(&text, 8), b, "{shown} reads back as a double");
+            let float = u64::from((f64::from_bits(b) as f32).to_bits());
+            assert_eq!(read(&text, 4), float, "{shown} reads back as the float the model rounds to");
+            checked += 1;
         }
+        assert!(checked > 39_000);
     }
 
     #[test]

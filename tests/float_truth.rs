@@ -321,13 +321,11 @@ fn average_against_a_threshold() {
 }
 
 #[test]
-#[ignore = "needs scanf %f (issue 13)"]
 fn grade_scanf_f() {
     check("grade");
 }
 
 #[test]
-#[ignore = "needs scanf %lf (issue 13)"]
 fn miles_scanf_lf() {
     check("miles");
 }

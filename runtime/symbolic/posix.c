@@ -740,13 +740,24 @@ static int vscan(struct src *s, const char *format, va_list ap) {
       break;
     }
     case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A': {
-      /* Token mode has no x87 value to render: long double reads bytes. */
+      /* Token mode has no x87 value to render: long double reads bytes.
+       * A float reads a double token, rounded: revisions that read one
+       * number as a float and as a double then share the token, and
+       * src/posix.rs renders text that strtof reads as that rounding. */
       if (s->tokens && !width && fsize != 16) {
-        if (!token_int(s, (int)fsize, 'f', &value))
+        if (!token_int(s, 8, 'f', &value))
           return done ? assigned : EOF;
-        klee_assume(renders(value, (int)fsize));
-        if (dst)
-          store_int(dst, (int)fsize, value), assigned++;
+        klee_assume(renders(value, 8));
+        if (dst && fsize == 4) {
+          double d;
+          float f;
+          memcpy(&d, &value, sizeof d);
+          f = (float)d;
+          memcpy(dst, &f, sizeof f);
+          assigned++;
+        } else if (dst) {
+          store_int(dst, 8, value), assigned++;
+        }
       } else {
         unsigned char scratch[16];
         int r = scan_float(s, width, fsize, dst ? dst : scratch);

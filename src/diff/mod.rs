@@ -104,6 +104,9 @@ pub enum PairGap {
     /// Both paths crash after printing different text to stdout, which a
     /// crash natively loses unless it was flushed: no test can tell.
     Crash,
+    /// Their doubles differ, but on no input found do they print different
+    /// text (`%.2f` of two nearby values).
+    PrintsAlike,
 }
 
 impl PairGap {
@@ -113,6 +116,9 @@ impl PairGap {
             PairGap::Disagreement => "a candidate test did not replay natively",
             PairGap::IncompatibleInputs => "two of their paths read different inputs and were not compared",
             PairGap::Crash => "two of their paths crash after printing different text, which a crash loses",
+            PairGap::PrintsAlike => {
+                "two of their paths print doubles that differ, but no input was found on which their text does"
+            }
         }
     }
 }
@@ -305,7 +311,7 @@ impl<'a> Differentiator<'a> {
                 }
             }
         };
-        let model = self.sharpen(h, g, outputs, &objects, model, cx);
+        let model = self.sharpen(h, g, outputs, &objects, model, cx)?;
         self.stats.candidates += 1;
         Some(posix::path_ktest(self.program_args.clone(), &objects, model))
     }
@@ -313,7 +319,10 @@ impl<'a> Differentiator<'a> {
     /// A better input than `model` where it may print alike what the paths
     /// print by doubles (`outputs::sharpened`): one more query, for an input
     /// on which they print different text. The stronger condition is no
-    /// proof, so where it fails `model` stands (and replay settles it).
+    /// proof, so where it fails `model` stands, unless the engine's own
+    /// rendering says the paths print alike on it: then there is no
+    /// candidate, and the pair has a gap (`PairGap::PrintsAlike`) instead of
+    /// a test that would not replay.
     fn sharpen(
         &mut self,
         h: &HaltedPath,
@@ -322,18 +331,22 @@ impl<'a> Differentiator<'a> {
         objects: &[SymbolicObject],
         model: Vec<Vec<u8>>,
         cx: &mut HaltContext<'_>,
-    ) -> Vec<Vec<u8>> {
-        let mut at = crate::expr::Assignment::new();
-        for (o, bytes) in objects.iter().zip(&model) {
-            at.set_bytes(o.array, bytes);
-        }
-        let Some(sharp) = outputs::sharpened(cx.pool, h, g, outputs, &at) else { return model };
+    ) -> Option<Vec<Vec<u8>>> {
+        let assignment = |model: &[Vec<u8>]| {
+            let mut at = crate::expr::Assignment::new();
+            for (o, bytes) in objects.iter().zip(model) {
+                at.set_bytes(o.array, bytes);
+            }
+            at
+        };
+        let at = assignment(&model);
+        let Some(sharp) = outputs::sharpened(cx.pool, h, g, outputs, &at) else { return Some(model) };
         if cx.pool.eval(sharp, &at) != 0 {
-            return model;
+            return Some(model);
         }
         self.stats.queries += 1;
         let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
-        match cx.solver.get_model(cx.pool, &both_conditions(h, g, Some(sharp)), &arrays) {
+        let model = match cx.solver.get_model(cx.pool, &both_conditions(h, g, Some(sharp)), &arrays) {
             Ok(Some(better)) => better,
             Ok(None) => {
                 self.stats.queries_unsat += 1;
@@ -343,7 +356,12 @@ impl<'a> Differentiator<'a> {
                 self.stats.solver_errors += 1;
                 model
             }
+        };
+        if outputs::alike_under(cx.pool, h, g, outputs, &assignment(&model)) {
+            self.gap(&h.revisions, &g.revisions, PairGap::PrintsAlike);
+            return None;
         }
+        Some(model)
     }
 
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and

@@ -46,6 +46,33 @@ pub fn sharpened(
     (Some(sharp) != difference(pool, a, b, sel)).then_some(sharp)
 }
 
+/// Whether the two paths behave alike, as far as `sel` looks, on the input `at`: their exit
+/// statuses (or error kinds) and the text they print, rendered as glibc would. A candidate whose
+/// doubles were compared by their bits can be one on which they print the same text: the engine's
+/// own rendering tells, before any native replay.
+pub fn alike_under(
+    pool: &ExprPool,
+    a: &HaltedPath,
+    b: &HaltedPath,
+    sel: OutputSelection,
+    at: &Assignment,
+) -> bool {
+    let exit_alike = match (&a.termination, &b.termination) {
+        (Termination::Exit { status: x }, Termination::Exit { status: y }) => {
+            pool.eval(*x, at) == pool.eval(*y, at)
+        }
+        (Termination::Error { kind: x, .. }, Termination::Error { kind: y, .. }) => x == y,
+        _ => false,
+    };
+    let text = |p: &HaltedPath, stream: Stream| -> Vec<u8> {
+        p.outputs.iter().filter(|ev| ev.stream() == stream).flat_map(|ev| ev.render(pool, at)).collect()
+    };
+    let stream_alike = |on: bool, stream: Stream| !on || text(a, stream) == text(b, stream);
+    (!sel.exit || exit_alike)
+        && stream_alike(sel.stdout, Stream::Stdout)
+        && stream_alike(sel.stderr, Stream::Stderr)
+}
+
 fn difference_at(
     pool: &mut ExprPool,
     a: &HaltedPath,
