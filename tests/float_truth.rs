@@ -304,10 +304,7 @@ fn near_equality_within_a_tolerance() {
     check("near");
 }
 
-/// Within 60 s: p3 (a float) separated, p1 and p2 not (the budget runs
-/// out, differential queries time out).
 #[test]
-#[ignore = "needs faster symbolic floats (issue 13)"]
 fn thermo_bands_of_a_conversion() {
     check("thermo");
 }

@@ -1,7 +1,7 @@
 //! Builders of floating-point expressions. Sign operations (neg, abs, copysign) are bit operations
 //! and need no float node; the rest fold when every operand is constant.
 
-use super::float::{FKind, FloatOp};
+use super::float::{FBinOp, FKind, FloatOp};
 use super::{ExprId, ExprPool, Node};
 
 impl ExprPool {
@@ -13,8 +13,17 @@ impl ExprPool {
             let v = op.eval(&values, self.width(args[0]));
             return self.constant(op.width(), v);
         }
-        let a = args[0];
-        let (b, c) = (args.get(1).copied().unwrap_or(a), args.get(2).copied().unwrap_or(a));
+        let mut a = args[0];
+        let (mut b, c) = (args.get(1).copied().unwrap_or(a), args.get(2).copied().unwrap_or(a));
+        // A commutative operation with one constant operand that is not a NaN takes it first:
+        // the operands' order decides only which of two NaNs is returned, so `c * 9` and `9 * c`
+        // are one node (revisions that write them apart compare without a query).
+        if let FloatOp::Bin(FBinOp::Add | FBinOp::Mul, kind) = op
+            && let Some(k) = self.as_const(b)
+            && !kind.is_nan(k)
+        {
+            std::mem::swap(&mut a, &mut b);
+        }
         self.intern(Node::Float { op, a, b, c })
     }
 
