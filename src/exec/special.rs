@@ -346,17 +346,9 @@ impl Executor<'_> {
                     let place = self.resolve(st, &arg(0), n, false)?;
                     self.read_bytes(st, place, n)
                 };
-                let mut concrete = Vec::with_capacity(text.len());
-                for b in text {
-                    concrete.push(match b {
-                        Byte::C(c) => c,
-                        Byte::S(e) => {
-                            let what = "byte of a float's text off the fast path (too many digits, a large \
-                                        exponent, hex, a NaN payload, long double)";
-                            self.concretize(st, &Value::Sym(e), 8, what)? as u8
-                        }
-                    });
-                }
+                let what = "byte of a float's text off the fast path (too many digits, a large \
+                            exponent, hex, a NaN payload, long double)";
+                let concrete = self.concrete_of(st, text, what)?;
                 let Some((bytes, errno)) = host_parse_float(&concrete, size) else {
                     return Err(self.error(
                         st,
@@ -550,6 +542,11 @@ impl Executor<'_> {
     /// A string argument made concrete (format strings).
     pub(super) fn concrete_string(&mut self, st: &mut ExecutionState, p: &Value, what: &str) -> Res<Vec<u8>> {
         let bytes = self.c_string(st, p)?;
+        self.concrete_of(st, bytes, what)
+    }
+
+    /// `bytes` made concrete, each symbolic one fixed to a value the path allows (recorded).
+    fn concrete_of(&mut self, st: &mut ExecutionState, bytes: Vec<Byte>, what: &str) -> Res<Vec<u8>> {
         let mut out = Vec::with_capacity(bytes.len());
         for b in bytes {
             out.push(match b {
