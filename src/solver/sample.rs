@@ -73,6 +73,7 @@ fn float_objects(pool: &ExprPool, vars: &[Var]) -> Vec<(ArrayId, FKind)> {
             Var::Revision => {}
         }
     }
+    let read: FxHashSet<(ArrayId, u64)> = read.into_iter().collect();
     let arrays: FxHashSet<ArrayId> = read.iter().map(|&(a, _)| a).collect();
     let mut out: Vec<(ArrayId, FKind)> = arrays
         .into_iter()
@@ -102,8 +103,12 @@ fn constants(pool: &ExprPool, lits: &[Lit]) -> Vec<f64> {
     for &x in &[0.0, 1.0, -1.0] {
         push(x);
     }
+    // One walk over the literals' shared DAG: a node below two literals is visited once.
+    let mut visited = FxHashSet::default();
     for lit in lits {
-        for e in pool.pending_below(lit.expr, |_| false) {
+        let below = pool.pending_below(lit.expr, |e| visited.contains(&e));
+        visited.extend(below.iter().copied());
+        for e in below {
             let Node::Float { a, b, c, .. } = *pool.node(e) else { continue };
             for operand in [a, b, c] {
                 let w = pool.width(operand);
