@@ -11,12 +11,21 @@ use super::special::MathFn;
 use super::state::ExecutionState;
 use super::value::Value;
 
+/// The operands' bits when every one is concrete: at most three, on the stack, since concrete
+/// floats are the interpreter's hot path.
+fn concrete_bits(args: &[Value]) -> Option<[u128; 3]> {
+    let mut x = [0u128; 3];
+    for (slot, v) in x.iter_mut().zip(args) {
+        *slot = v.as_int()?;
+    }
+    Some(x)
+}
+
 impl Executor<'_> {
     /// `op` over scalar operands; `arg_width` is the first operand's width.
     pub(super) fn float_op(&mut self, op: FloatOp, arg_width: u32, args: &[Value]) -> Value {
-        let concrete: Option<Vec<u128>> = args.iter().map(Value::as_int).collect();
-        if let Some(x) = concrete {
-            return Value::Int(op.eval(&x, arg_width));
+        if let Some(x) = concrete_bits(args) {
+            return Value::Int(op.eval(&x[..args.len()], arg_width));
         }
         let es: Vec<ExprId> = args.iter().map(|v| self.expr(v, arg_width)).collect();
         let e = self.pool.float(op, &es);
@@ -31,9 +40,8 @@ impl Executor<'_> {
         concrete: fn(FKind, &[u128]) -> u128,
         symbolic: fn(&mut crate::expr::ExprPool, FKind, &[ExprId]) -> ExprId,
     ) -> Value {
-        let bits: Option<Vec<u128>> = args.iter().map(Value::as_int).collect();
-        if let Some(x) = bits {
-            return Value::Int(concrete(kind, &x));
+        if let Some(x) = concrete_bits(args) {
+            return Value::Int(concrete(kind, &x[..args.len()]));
         }
         let es: Vec<ExprId> = args.iter().map(|v| self.expr(v, kind.width())).collect();
         let e = symbolic(&mut self.pool, kind, &es);

@@ -198,13 +198,20 @@ fn nan_rule(kind: FKind, args: &[u128], result: u128) -> u128 {
 /// Applies a float operation at the precision of `kind`.
 fn fmap(kind: FKind, bits: &[u128], f32op: impl Fn(&[f32]) -> f32, f64op: impl Fn(&[f64]) -> f64) -> u128 {
     let r = match kind {
+        // At most three operands, on the stack: concrete floats are the interpreter's hot path.
         FKind::F32 => {
-            let xs: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b as u32)).collect();
-            u128::from(f32op(&xs).to_bits())
+            let mut xs = [0f32; 3];
+            for (x, &b) in xs.iter_mut().zip(bits) {
+                *x = f32::from_bits(b as u32);
+            }
+            u128::from(f32op(&xs[..bits.len()]).to_bits())
         }
         FKind::F64 => {
-            let xs: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b as u64)).collect();
-            u128::from(f64op(&xs).to_bits())
+            let mut xs = [0f64; 3];
+            for (x, &b) in xs.iter_mut().zip(bits) {
+                *x = f64::from_bits(b as u64);
+            }
+            u128::from(f64op(&xs[..bits.len()]).to_bits())
         }
     };
     nan_rule(kind, bits, r)
