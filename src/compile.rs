@@ -84,6 +84,21 @@ impl Toolchain {
         run(cmd, src)
     }
 
+    /// `src` to the fuzz server of `src/fuzz`: the program's `main` renamed
+    /// and its edges counted (`-fsanitize-coverage=trace-pc-guard`), linked
+    /// with the fuzz server, which runs it once per revision and input.
+    pub fn fuzz_server(&self, src: &Path, out: &Path) -> Result<(), CompileError> {
+        let mut cmd = self.command(src);
+        cmd.args(["-O0", "-fsanitize-coverage=trace-pc-guard", "-Dmain=__psychic_user_main"]);
+        cmd.arg("-o")
+            .arg(out)
+            .arg(src)
+            .arg(self.runtime.fuzz_lib())
+            .arg(self.runtime.native_lib())
+            .arg("-lm");
+        run(cmd, src)
+    }
+
     /// Parses and type-checks `src` without generating code: the quickest way to
     /// learn whether it compiles.
     pub fn syntax_check(&self, src: &Path) -> Result<(), CompileError> {

@@ -12,6 +12,7 @@ pub mod compile;
 pub mod diff;
 pub mod exec;
 pub mod expr;
+pub mod fuzz;
 pub mod ir;
 pub mod ktest;
 pub mod posix;

@@ -247,6 +247,16 @@ pub fn replay_env(kt: &KTest) -> ReplayEnv {
     env
 }
 
+/// An object of the symbolic environment (arguments, stdin, files and their
+/// bookkeeping) rather than of `klee_make_symbolic`; the native runtime's
+/// `is_posix_object` is the same test.
+pub fn is_environment_object(name: &str) -> bool {
+    is_arg_name(name)
+        || name.strip_suffix("-data").or_else(|| name.strip_suffix("-data-stat")).is_some_and(is_file_name)
+        || matches!(name, "n_args" | "stdin" | "stdin-stat" | "model_version")
+        || name.starts_with("stdin-tok-")
+}
+
 fn is_arg_name(name: &str) -> bool {
     name.len() == 5 && name.starts_with("arg") && name[3..].bytes().all(|b| b.is_ascii_digit())
 }

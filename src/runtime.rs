@@ -40,6 +40,8 @@ pub fn is_libc_model_file(file: &str) -> bool {
 
 /// The native runtime, compiled by build.rs with the `cc` crate.
 const NATIVE_LIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpsychic_native.a"));
+/// The fuzz server (`runtime/native/psychic_fuzz.c`), linked into fuzz builds.
+const FUZZ_LIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpsychic_fuzz.a"));
 
 /// The runtime written out to disk; removed when dropped.
 pub struct Installed {
@@ -60,6 +62,7 @@ impl Installed {
         }
         fs::create_dir_all(dir.path().join("lib"))?;
         fs::write(dir.path().join("lib/libpsychic_native.a"), NATIVE_LIB)?;
+        fs::write(dir.path().join("lib/libpsychic_fuzz.a"), FUZZ_LIB)?;
         Ok(Installed { dir })
     }
 
@@ -71,6 +74,11 @@ impl Installed {
     /// The static library that makes a program using the KLEE API run natively.
     pub fn native_lib(&self) -> PathBuf {
         self.dir.path().join("lib/libpsychic_native.a")
+    }
+
+    /// The fuzz server, which replaces the program's `main` in fuzz builds.
+    pub fn fuzz_lib(&self) -> PathBuf {
+        self.dir.path().join("lib/libpsychic_fuzz.a")
     }
 
     /// The C sources of the libc model (`.c` files only, in a fixed order).

@@ -13,6 +13,9 @@
  *   121  the test cannot be replayed (no KTEST_FILE, unreadable, out of
  *        objects, name or size mismatch).
  * Set KLEE_RUN_TEST_ERRORS_NON_FATAL to continue past either, as KLEE does.
+ *
+ * The fuzz server (psychic_fuzz.c) feeds klee_make_symbolic from a stream of
+ * bytes instead of a ktest: __psychic_stream.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -132,6 +135,32 @@ static int is_posix_object(const char *n) {
          strcmp(n, "model_version") == 0 || strncmp(n, "stdin-tok-", 10) == 0;
 }
 
+/* The fuzz server's input: klee_make_symbolic takes the next bytes, zeros
+ * once they run out, and no names are checked. */
+static const unsigned char *stream;
+static size_t stream_len, stream_pos;
+static int streaming, shape_fd = -1;
+
+void __psychic_stream(const unsigned char *bytes, size_t len) {
+  streaming = 1;
+  stream = bytes;
+  stream_len = len;
+  stream_pos = 0;
+}
+
+/* Each klee_make_symbolic call appends "SIZE NAME\n" to fd. */
+void __psychic_record_shape(int fd) { shape_fd = fd; }
+
+static void take_from_stream(void *addr, size_t nbytes, const char *name) {
+  size_t n = stream_len - stream_pos < nbytes ? stream_len - stream_pos : nbytes;
+  if (n)
+    memcpy(addr, stream + stream_pos, n);
+  memset((char *)addr + n, 0, nbytes - n);
+  stream_pos += n;
+  if (shape_fd >= 0)
+    dprintf(shape_fd, "%zu %s\n", nbytes, name);
+}
+
 static void ensure_loaded(void) {
   const char *path;
   if (loaded)
@@ -147,6 +176,10 @@ static void ensure_loaded(void) {
 void klee_make_symbolic(void *addr, size_t nbytes, const char *name) {
   if (!name)
     name = "unnamed";
+  if (streaming) {
+    take_from_stream(addr, nbytes, name);
+    return;
+  }
   ensure_loaded();
   for (;; next_object++) {
     struct object *o;

@@ -35,7 +35,8 @@ Results go to the output directory:
                     meta program with its sites
   tree.dot          the decision tree for Graphviz
   tests/*.ktest     the confirmed differential tests (KLEE ktest v3)
-  meta.c            the meta program (also meta.bc and the native build meta.native)
+  meta.c            the meta program (also meta.bc, the native build meta.native and the fuzz
+                    build meta.fuzz)
   meta.map.json     its source map: sites, variants and where they are in each revision's file
 
 Diagnostics (--diagnostics gcc, the default when stderr is a terminal) go to stderr, one warning
@@ -43,6 +44,12 @@ per test and outcome class that differs from the original's, with notes at the m
 of the diverging path in each revision's own file:
   fix3.c:13:9: warning: revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70: stdout \"F\\n\" vs \"C\\n\" [psychic]
   fix3.c:13:9: note: revision 3 runs this code at site 3 (condition in grade); no other revision has it
+
+Tests come from two engines at once: the symbolic executor, and native differential fuzzing on a
+thread beside it (LibAFL; every revision runs on each input in a fork of the meta program's fuzz
+build, meta.fuzz), which takes the engine's path inputs as seeds. Every test of either is replayed
+on every revision before it counts; report.json's `found_by` says which engine found it. Fuzzing
+finds tests, never proofs. --no-fuzz leaves the engine alone.
 
 A cluster is \"proved equivalent\" only when every path of its revisions was explored exactly and
 every comparison between them settled. Whatever the engine approximated (a concretised value, a
@@ -91,6 +98,22 @@ pub struct DiffPatchesArgs {
     /// Native replays at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// No native differential fuzzing beside the symbolic engine: every test
+    /// then comes from the engine.
+    #[arg(long)]
+    no_fuzz: bool,
+    /// After exploration ends with revisions neither told apart nor proved
+    /// equivalent, fuzzing goes on while the budget (--max-time) lasts, until
+    /// its corpus has not grown for this long. Without --max-time it ends with
+    /// exploration.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    fuzz_stall: f64,
+    /// A directory of existing test inputs, as repair benchmarks ship them:
+    /// `.ktest` files, and any other file as the text of stdin. They seed
+    /// fuzzing, and ktests the engine too (a map of the input format: the
+    /// patches usually pass them).
+    #[arg(long, value_name = "DIR")]
+    tests: Option<PathBuf>,
     /// Print nothing but errors (and diagnostics asked for with --diagnostics gcc):
     /// no summary, no progress line.
     #[arg(long, short)]
@@ -237,6 +260,11 @@ fn explore_and_report(
         "the meta program does not compile, but every revision does: this is a bug in psychic's unify stage",
     )?;
     tc.native(&meta_c, &native, &NativeOptions { sanitize: !a.no_asan })?;
+    let fuzz_server = out.join("meta.fuzz");
+    let fuzz = !a.no_fuzz && fuzzable(&run.words, &run.entry);
+    if fuzz {
+        tc.fuzz_server(&meta_c, &fuzz_server)?;
+    }
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     let libc = tc.libc_model_bitcode(scratch.path())?;
     times.compile = stage.elapsed().as_secs_f64();
@@ -256,6 +284,13 @@ fn explore_and_report(
         ..ExecConfig::default()
     };
     a.exec.apply(&mut cfg, SearchKind::Parallel)?;
+    let user_tests = match &a.tests {
+        Some(dir) => read_tests(dir, &argv)?,
+        None => Vec::new(),
+    };
+    // ktests seed the engine too; stdin texts only fuzzing, as the engine's
+    // stdin model has no text to follow.
+    cfg.seeds.extend(user_tests.iter().filter(|t| t.objects.iter().any(|o| o.name != "stdin")).cloned());
     // --max-time bounds the whole command: unify and compile took their share.
     cfg.budget_start = Some(start);
     let dcfg = DiffConfig {
@@ -269,7 +304,28 @@ fn explore_and_report(
             .map(|s| sources.iter().position(|o| o.text == s.text).unwrap_or(s.index))
             .collect(),
     };
+    let fuzz_cfg = crate::fuzz::FuzzConfig {
+        server: fuzz_server,
+        argv: argv.clone(),
+        revisions: n,
+        same_as: dcfg.same_as.clone(),
+        outputs: dcfg.outputs,
+        run_timeout: dcfg.replay_timeout.min(Duration::from_secs(1)),
+        constants: crate::fuzz::Constants::of_program(&meta.text),
+        seed: 0x5053_5943,
+    };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
+    if fuzz {
+        let fuzzer = crate::fuzz::Fuzzer::start(fuzz_cfg);
+        for t in &user_tests {
+            fuzzer.seed(t);
+        }
+        diff.attach_fuzzer(fuzzer);
+    } else if !user_tests.is_empty() && !a.quiet {
+        eprintln!(
+            "psychic: warning: --tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic arguments or files)"
+        );
+    }
     progress.stage("explore", "starting");
     let summary = {
         let mut ex = Executor::new(&module, cfg)?;
@@ -285,6 +341,13 @@ fn explore_and_report(
         ex.set_observer(Box::new(tracked));
         ex.run()
     };
+    let exact =
+        summary.stopped_early.is_none() && summary.coverage.reasons(None).is_empty() && diff.no_gaps();
+    if !exact {
+        let deadline = a.exec.max_time.map(|s| start + Duration::from_secs_f64(s));
+        fuzz_on(&mut diff, deadline, Duration::from_secs_f64(a.fuzz_stall.max(0.0)), progress);
+    }
+    let fuzzing = diff.finish_fuzzing();
     times.explore = stage.elapsed().as_secs_f64();
     if let Some(e) = diff.error.take() {
         return Err(e).context("native confirmation failed");
@@ -349,6 +412,8 @@ fn explore_and_report(
             disagreements: diff.stats.disagreements,
             tree_optimal: tree.as_ref().is_none_or(|t| t.optimal),
             separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
+            query_kinds: query_kinds(solver, &diff.stats),
+            fuzzing,
             ..report::Stats::default()
         },
     };
@@ -395,6 +460,84 @@ fn explore_and_report(
         return Ok(ExitCode::from(EXIT_INCOMPLETE));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn query_kinds(solver: &crate::solver::SolverStats, d: &crate::diff::DiffStats) -> report::QueryKinds {
+    let kind = |queries, seconds| report::QueryKind { queries, seconds };
+    let (diff, seed) = (d.differential_seconds, d.seed_seconds);
+    report::QueryKinds {
+        branch: kind(
+            solver.queries.saturating_sub(d.queries + d.seed_queries),
+            (solver.total_time.as_secs_f64() - diff - seed).max(0.0),
+        ),
+        differential: kind(d.queries, diff),
+        seed: kind(d.seed_queries, seed),
+    }
+}
+
+/// The user's tests in `dir` (sorted by name): ktests as they are, any other
+/// file as the text of stdin, with the run's command line.
+fn read_tests(dir: &Path, argv: &[String]) -> Result<Vec<crate::ktest::KTest>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("--tests {}: cannot read the directory", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
+            if bytes.starts_with(b"KTEST") || bytes.starts_with(b"BOUT\n") {
+                return crate::ktest::KTest::parse(&bytes)
+                    .map_err(|(at, e)| anyhow::anyhow!("{}: byte {at}: not a ktest: {e}", f.display()));
+            }
+            let stdin = crate::ktest::Object { name: "stdin".into(), bytes };
+            Ok(crate::ktest::KTest {
+                args: argv.to_vec(),
+                sym_argvs: 0,
+                sym_argv_len: 0,
+                objects: vec![stdin],
+            })
+        })
+        .collect()
+}
+
+/// Whether fuzzing can run the program: the fuzz server calls `main` with
+/// concrete arguments and feeds stdin and the `klee_make_symbolic` objects,
+/// so symbolic arguments and files are the engine's alone.
+fn fuzzable(words: &[String], entry: &str) -> bool {
+    (entry == "main" || entry == posix::POSIX_ENTRY)
+        && posix::parse_words(words).is_ok_and(|ws| {
+            ws.iter().all(|w| {
+                matches!(
+                    w,
+                    posix::Word::Concrete(_) | posix::Word::SymStdin { .. } | posix::Word::StdinModel(_)
+                )
+            })
+        })
+}
+
+/// Fuzzing alone, after exploration: until every pair is told apart, the
+/// budget ends, or the corpus has not grown for `stall`. Without a budget
+/// (`--max-time`), fuzzing ends with exploration.
+fn fuzz_on(diff: &mut Differentiator, deadline: Option<Instant>, stall: Duration, progress: &Progress) {
+    let Some(deadline) = deadline else { return };
+    if diff.fuzzer().is_none() || Instant::now() >= deadline {
+        return;
+    }
+    progress.stage("fuzz", "exploration ended; fuzzing on");
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        if let Err(e) = diff.confirm_fuzzed() {
+            diff.error.get_or_insert(e);
+            return;
+        }
+        let Some(f) = diff.fuzzer() else { return };
+        if diff.done() || f.is_finished() || f.stalled_for() >= stall || Instant::now() >= deadline {
+            return;
+        }
+    }
 }
 
 /// The verdict of each cluster, and whether (and why) the answer is partial.
@@ -532,6 +675,7 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
         outcomes,
         sites: t.sites.clone(),
         nondeterministic: t.nondeterministic.clone(),
+        found_by: t.found_by,
     }
 }
 

@@ -102,6 +102,10 @@ impl<O: HaltObserver, F: Fn(&O) -> String> HaltObserver for Tracked<'_, O, F> {
         self.inner.on_halt(path, cx)
     }
 
+    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
+        self.inner.on_end(cx)
+    }
+
     fn on_progress(&mut self, p: &exec::Progress<'_>) {
         self.inner.on_progress(p);
         if self.progress.shown() {

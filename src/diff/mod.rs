@@ -63,6 +63,18 @@ pub struct ConfirmedTest {
     pub sites: Vec<u32>,
     /// Revisions whose outcome changed when replayed perturbed.
     pub nondeterministic: Vec<usize>,
+    pub found_by: FoundBy,
+}
+
+/// The engine a test came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FoundBy {
+    /// The differential query of two halted paths (or an input one of them
+    /// already had).
+    Symbolic,
+    /// Native differential fuzzing (`crate::fuzz`).
+    Fuzzing,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -88,6 +100,18 @@ pub struct DiffStats {
     pub disagreements: u64,
     /// Candidates whose two paths made different input objects.
     pub incompatible_inputs: u64,
+    /// Fuzzing's candidates that told apart no pair not yet told apart when
+    /// replayed (the fuzz build runs without AddressSanitizer, and another
+    /// test may have told the pair apart meanwhile).
+    pub fuzz_redundant: u64,
+    /// Queries for a model of a halted path, to seed fuzzing with.
+    pub seed_queries: u64,
+    /// Differential queries that timed out at first and were put off, to be
+    /// asked again with a longer timeout (each attempt counts in `queries`).
+    pub queries_deferred: u64,
+    /// Seconds in the solver for differential queries and for seeds.
+    pub differential_seconds: f64,
+    pub seed_seconds: f64,
 }
 
 /// Why a pair of revisions that no test tells apart is still not proved
@@ -158,6 +182,27 @@ pub struct Differentiator<'a> {
     /// Time spent in native replay.
     pub confirm_time: Duration,
     saw_input: bool,
+    fuzzer: Option<crate::fuzz::Fuzzer>,
+    /// Differential queries that timed out, to be asked again with a longer
+    /// timeout, so that exploration never waits long for one.
+    retries: std::collections::VecDeque<Retry>,
+    /// The timeout of the retry being asked; `None`: a first attempt.
+    attempt: Option<Duration>,
+    /// Time spent on retries during exploration, and when the run started:
+    /// retries take at most a quarter of it.
+    retry_time: Duration,
+    started: std::time::Instant,
+}
+
+/// The first timeout of a differential query: most are answered well
+/// within it, and one that is not waits in `Differentiator::retries`.
+const FIRST_TIMEOUT: Duration = Duration::from_millis(100);
+
+/// A differential query to ask again.
+struct Retry {
+    h: HaltedPath,
+    g: HaltedPath,
+    timeout: Duration,
 }
 
 struct Group {
@@ -190,7 +235,58 @@ impl<'a> Differentiator<'a> {
             error: None,
             confirm_time: Duration::ZERO,
             saw_input: false,
+            fuzzer: None,
+            retries: Default::default(),
+            attempt: None,
+            retry_time: Duration::ZERO,
+            started: std::time::Instant::now(),
         }
+    }
+
+    /// Fuzzing beside the engine: its candidates are confirmed as the run
+    /// goes, and it learns which pairs need no more tests.
+    pub fn attach_fuzzer(&mut self, fuzzer: crate::fuzz::Fuzzer) {
+        self.fuzzer = Some(fuzzer);
+    }
+
+    pub fn fuzzer(&self) -> Option<&crate::fuzz::Fuzzer> {
+        self.fuzzer.as_ref()
+    }
+
+    /// Confirms what fuzzing found, then stops it: its statistics.
+    pub fn finish_fuzzing(&mut self) -> Option<crate::fuzz::FuzzStats> {
+        if let Err(e) = self.confirm_fuzzed() {
+            self.error.get_or_insert(e);
+        }
+        self.fuzzer.take().map(crate::fuzz::Fuzzer::finish)
+    }
+
+    /// Replays fuzzing's candidates; keeps those that tell apart a pair no
+    /// test has told apart.
+    pub fn confirm_fuzzed(&mut self) -> std::io::Result<()> {
+        let found = self.fuzzer.as_ref().map(crate::fuzz::Fuzzer::take_found).unwrap_or_default();
+        for ktest in found {
+            if self.done() {
+                break;
+            }
+            let (candidate, row) = self.replay(&ktest)?;
+            let classes = confirm::classes(&row, self.cfg.outputs);
+            let n = self.revisions;
+            let new =
+                (0..n).any(|a| (0..n).any(|b| classes[a] != classes[b] && !self.apart(a as u32, b as u32)));
+            if new {
+                self.keep(ktest, candidate, row, classes, Vec::new(), FoundBy::Fuzzing)?;
+            } else {
+                self.stats.fuzz_redundant += 1;
+                std::fs::remove_file(&candidate)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// No comparison of two paths failed to settle.
+    pub fn no_gaps(&self) -> bool {
+        self.gaps.is_empty()
     }
 
     /// Some path made a symbolic input: without one, there is nothing to vary.
@@ -297,10 +393,21 @@ impl<'a> Differentiator<'a> {
                 let constraints = both_conditions(h, g, Some(diff));
                 self.stats.queries += 1;
                 let arrays: Vec<_> = objects.iter().map(|o| o.array).collect();
-                match cx.solver.get_model(cx.pool, &constraints, &arrays) {
+                let full = cx.solver.timeout();
+                let this = self.attempt.unwrap_or(FIRST_TIMEOUT).min(full);
+                cx.solver.set_timeout(this);
+                let result = cx.solver.get_model(cx.pool, &constraints, &arrays);
+                cx.solver.set_timeout(full);
+                match result {
                     Ok(Some(model)) => model,
                     Ok(None) => {
                         self.stats.queries_unsat += 1;
+                        return None;
+                    }
+                    Err(crate::solver::SolverError::Timeout) if this < full => {
+                        self.stats.queries_deferred += 1;
+                        let timeout = (this * 10).min(full);
+                        self.retries.push_back(Retry { h: h.clone(), g: g.clone(), timeout });
                         return None;
                     }
                     Err(_) => {
@@ -367,10 +474,25 @@ impl<'a> Differentiator<'a> {
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
     /// `y` differ natively as predicted.
     fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet, sites: Vec<u32>) -> std::io::Result<()> {
+        let (candidate, row) = self.replay(&ktest)?;
+        let classes = confirm::classes(&row, self.cfg.outputs);
+        let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
+        if !confirmed {
+            self.stats.disagreements += 1;
+            self.gap(x, y, PairGap::Disagreement);
+            std::fs::create_dir_all(&self.disagreements_dir)?;
+            let name = format!("candidate{:06}.ktest", self.stats.candidates);
+            return std::fs::rename(&candidate, self.disagreements_dir.join(name));
+        }
+        self.keep(ktest, candidate, row, classes, sites, FoundBy::Symbolic)
+    }
+
+    /// Writes `ktest` as a candidate and replays it on every revision.
+    fn replay(&mut self, ktest: &KTest) -> std::io::Result<(PathBuf, Vec<Observation>)> {
         std::fs::create_dir_all(&self.tests_dir)?;
         let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
         ktest.write(&candidate).map_err(std::io::Error::other)?;
-        let input = TestInput { ktest: candidate.clone(), env: posix::replay_env(&ktest) };
+        let input = TestInput { ktest: candidate.clone(), env: posix::replay_env(ktest) };
         let started = std::time::Instant::now();
         let row = confirm::replay_all(
             self.binary,
@@ -383,20 +505,27 @@ impl<'a> Differentiator<'a> {
         .pop()
         .expect("one test in, one row out");
         self.confirm_time += started.elapsed();
-        let classes = confirm::classes(&row, self.cfg.outputs);
-        let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
-        if !confirmed {
-            self.stats.disagreements += 1;
-            self.gap(x, y, PairGap::Disagreement);
-            std::fs::create_dir_all(&self.disagreements_dir)?;
-            let name = format!("candidate{:06}.ktest", self.stats.candidates);
-            return std::fs::rename(&candidate, self.disagreements_dir.join(name));
-        }
+        Ok((candidate, row))
+    }
+
+    /// A confirmed test: `candidate` becomes `testNNNNNN.ktest`.
+    fn keep(
+        &mut self,
+        ktest: KTest,
+        candidate: PathBuf,
+        row: Vec<Observation>,
+        classes: Vec<u32>,
+        sites: Vec<u32>,
+        found_by: FoundBy,
+    ) -> std::io::Result<()> {
         self.stats.confirmed += 1;
         let id = self.tests.len() + 1;
         let path = self.tests_dir.join(format!("test{id:06}.ktest"));
         std::fs::rename(&candidate, &path)?;
         self.record(&classes);
+        if let Some(f) = &self.fuzzer {
+            f.told_apart(&classes);
+        }
         let nondeterministic =
             (0..row.len()).filter(|&r| row[r].nondeterministic_under(self.cfg.outputs)).collect();
         self.tests.push(ConfirmedTest {
@@ -407,6 +536,7 @@ impl<'a> Differentiator<'a> {
             classes,
             sites,
             nondeterministic,
+            found_by,
         });
         Ok(())
     }
@@ -441,8 +571,34 @@ impl<'a> Differentiator<'a> {
 }
 
 impl HaltObserver for Differentiator<'_> {
+    /// The put-off differential queries, while the budget lasts; those left
+    /// are gaps of their pairs.
+    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
+        let before = cx.solver.stats().total_time;
+        while !self.retries.is_empty() && !self.done() && !cx.solver.past_deadline() && self.error.is_none() {
+            if let Err(e) = self.confirm_fuzzed().and_then(|()| self.retry_one(cx)) {
+                self.error = Some(e);
+            }
+        }
+        for r in std::mem::take(&mut self.retries) {
+            if self.worth_pairing(&r.h.revisions, &r.g.revisions) {
+                self.stats.solver_errors += 1;
+                self.gap(&r.h.revisions, &r.g.revisions, PairGap::Solver);
+            }
+        }
+        self.stats.differential_seconds += (cx.solver.stats().total_time - before).as_secs_f64();
+    }
+
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
         self.saw_input |= !path.symbolics.is_empty();
+        if let Err(e) = self.confirm_fuzzed() {
+            self.error = Some(e);
+            return Control::Stop;
+        }
+        let before = cx.solver.stats().total_time;
+        self.seed_fuzzer(path, cx);
+        let seeded = cx.solver.stats().total_time;
+        self.stats.seed_seconds += (seeded - before).as_secs_f64();
         // A path the engine could not follow to its end (an unmodelled call,
         // an unsupported instruction) ends where the native program does not:
         // its termination is no behaviour to compare. Its revisions' clusters
@@ -469,6 +625,13 @@ impl HaltObserver for Differentiator<'_> {
                 return Control::Stop;
             }
         }
+        while !self.retries.is_empty() && self.retry_time < self.started.elapsed() / 4 && !self.done() {
+            if let Err(e) = self.retry_one(cx) {
+                self.error = Some(e);
+                return Control::Stop;
+            }
+        }
+        self.stats.differential_seconds += (cx.solver.stats().total_time - seeded).as_secs_f64();
         // Groups told apart from every other revision are done with: their
         // paths are dropped, and a new path of theirs is not kept.
         let settled: Vec<bool> = self.groups.iter().map(|g| self.settled(&g.revisions)).collect();
@@ -481,6 +644,44 @@ impl HaltObserver for Differentiator<'_> {
             }
         }
         if self.done() { Control::Stop } else { Control::Continue }
+    }
+}
+
+impl Differentiator<'_> {
+    /// Asks the first put-off differential query again, if its pair is still
+    /// worth it.
+    fn retry_one(&mut self, cx: &mut HaltContext<'_>) -> std::io::Result<()> {
+        let Some(r) = self.retries.pop_front() else { return Ok(()) };
+        if !self.worth_pairing(&r.h.revisions, &r.g.revisions) {
+            return Ok(());
+        }
+        let started = std::time::Instant::now();
+        self.attempt = Some(r.timeout);
+        let candidate = self.candidate(&r.h, &r.g, cx);
+        self.attempt = None;
+        self.retry_time += started.elapsed();
+        match candidate {
+            Some(ktest) => self.confirm(ktest, &r.h.revisions, &r.g.revisions, union(&r.h.sites, &r.g.sites)),
+            None => Ok(()),
+        }
+    }
+
+    /// The path's input, as a seed for fuzzing: the one it followed, or a
+    /// model of its condition (one query, mostly answered by the caches).
+    fn seed_fuzzer(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) {
+        let Some(fuzzer) = &self.fuzzer else { return };
+        let bytes = match &path.input {
+            Some(input) => path.symbolics.iter().map(|o| input.bytes_padded(o.array, o.size)).collect(),
+            None => {
+                let arrays: Vec<_> = path.symbolics.iter().map(|o| o.array).collect();
+                self.stats.seed_queries += 1;
+                match cx.solver.get_model(cx.pool, &path.constraints, &arrays) {
+                    Ok(Some(model)) => model,
+                    _ => return,
+                }
+            }
+        };
+        fuzzer.seed(&posix::path_ktest(self.program_args.clone(), &path.symbolics, bytes));
     }
 }
 

@@ -263,6 +263,10 @@ impl<'m> Executor<'m> {
                 break;
             }
         }
+        if let Some(obs) = self.observer.as_mut() {
+            let mut cx = HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
+            obs.on_end(&mut cx);
+        }
         self.stats.elapsed = start.elapsed();
         RunSummary {
             stats: self.stats.clone(),

@@ -186,6 +186,10 @@ pub trait HaltObserver {
     /// Called about every [`PROGRESS_INTERVAL`] while the run goes on (progress
     /// lines, periodic statistics).
     fn on_progress(&mut self, _progress: &Progress<'_>) {}
+
+    /// Called once when exploration has ended, before the run returns: work
+    /// put off for the sake of exploration (the solver's deadline still holds).
+    fn on_end(&mut self, _cx: &mut HaltContext<'_>) {}
 }
 
 /// How often [`HaltObserver::on_progress`] is called.
@@ -208,6 +212,10 @@ impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
 
     fn on_progress(&mut self, progress: &Progress<'_>) {
         (**self).on_progress(progress)
+    }
+
+    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
+        (**self).on_end(cx)
     }
 }
 

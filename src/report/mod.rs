@@ -20,7 +20,9 @@ pub use html::report_html;
 pub use text::{cluster_name, summary};
 
 pub use crate::cluster::{ClusterVerdict, Verdict};
+pub use crate::diff::FoundBy;
 pub use crate::exec::Coverage;
+pub use crate::fuzz::FuzzStats;
 use crate::unify::MetaProgram;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -78,6 +80,13 @@ pub struct Test {
     /// wrote. Such an outcome never separates a revision by itself.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nondeterministic: Vec<usize>,
+    /// The engine that found the test.
+    #[serde(default = "symbolic")]
+    pub found_by: FoundBy,
+}
+
+fn symbolic() -> FoundBy {
+    FoundBy::Symbolic
 }
 
 /// One decoded ktest object.
@@ -244,6 +253,27 @@ pub struct Stats {
     pub disagreements: u64,
     pub tree_optimal: bool,
     pub separating_optimal: bool,
+    /// Solver calls by what asked: the engine's branches (and the rest of its
+    /// own queries), the differential queries between paths, and models of
+    /// halted paths that seed fuzzing.
+    #[serde(default)]
+    pub query_kinds: QueryKinds,
+    /// Native differential fuzzing beside the engine, if it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuzzing: Option<FuzzStats>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct QueryKinds {
+    pub branch: QueryKind,
+    pub differential: QueryKind,
+    pub seed: QueryKind,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct QueryKind {
+    pub queries: u64,
+    pub seconds: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -352,6 +382,7 @@ mod tests {
             outcomes: Vec::new(),
             sites: Vec::new(),
             nondeterministic: Vec::new(),
+            found_by: FoundBy::Symbolic,
         };
         let shown: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
         assert_eq!(shown, [r#"arg00="-v""#, r#"stdin="3\n""#, "score=80"]);

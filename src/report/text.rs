@@ -41,7 +41,8 @@ pub fn summary(r: &Report) -> String {
     }
     for t in &r.tests {
         let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
-        let _ = writeln!(s, "  #{} {}  ({})", t.id, inputs.join(" "), t.ktest);
+        let by = if t.found_by == super::FoundBy::Fuzzing { "  [found by fuzzing]" } else { "" };
+        let _ = writeln!(s, "  #{} {}  ({}){by}", t.id, inputs.join(" "), t.ktest);
         for o in &t.outcomes {
             let _ = writeln!(
                 s,
@@ -96,6 +97,19 @@ pub fn summary(r: &Report) -> String {
         st.confirmed_tests,
         st.disagreements
     );
+    if let Some(f) = &st.fuzzing {
+        let found = r.tests.iter().filter(|t| t.found_by == super::FoundBy::Fuzzing).count();
+        let _ = writeln!(
+            s,
+            "fuzzing: {} inputs run on every revision in {:.1}s, {} kept, {} seeds taken, {} of the tests{}",
+            f.executions,
+            f.seconds,
+            f.corpus,
+            f.seeds,
+            found,
+            f.error.as_ref().map(|e| format!(" (stopped: {e})")).unwrap_or_default()
+        );
+    }
     coverage(r, &mut s);
     let t = &st.seconds;
     let _ = writeln!(

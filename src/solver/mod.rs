@@ -201,6 +201,15 @@ impl Solver {
 
     /// From now on a Z3 call gets at most the time left until `deadline`,
     /// and none starts after it (a `Timeout`, counted in `past_deadline`).
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
+    /// Sets the timeout of one Z3 call; returns the one it replaces.
+    pub fn set_timeout(&mut self, timeout: Duration) -> Duration {
+        std::mem::replace(&mut self.config.timeout, timeout)
+    }
+
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
     }

@@ -29,6 +29,7 @@ pub use meta::{
     ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaProgram, Origin, Pos, Renamed,
     RevisionInfo, Site, SiteKind, Variant,
 };
+pub use parse::numeric_literals;
 
 use decl::Name;
 use merge::{Ctx, Item};

@@ -291,3 +291,24 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
     })
     .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
+
+/// The text of every number and character literal in `text`, in order.
+pub fn numeric_literals(text: &str) -> Vec<String> {
+    let tree = parse_c(text);
+    let mut out = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if matches!(node.kind(), "number_literal" | "char_literal") {
+            out.push(text[node.byte_range()].to_string());
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out
+}

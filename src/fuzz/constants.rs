@@ -1,0 +1,104 @@
+//! The program's own constants, and their neighbours: the values at which its
+//! branches turn (`x < 60` turns between 59 and 60), which random bytes hit
+//! almost never.
+
+/// Integer and floating-point values to try, each with its neighbours.
+#[derive(Debug, Clone, Default)]
+pub struct Constants {
+    pub ints: Vec<i64>,
+    pub doubles: Vec<f64>,
+}
+
+impl Constants {
+    /// The literals of a C program: integers `c - 1`, `c`, `c + 1` (a
+    /// floating literal counts by its whole part too), doubles `c` and their
+    /// neighbours as doubles and as floats.
+    pub fn of_program(text: &str) -> Constants {
+        let mut ints = vec![0, 1, -1];
+        let mut doubles = vec![0.0, -0.0, 1.0, -1.0];
+        for lit in crate::unify::numeric_literals(text) {
+            let Some(v) = parse_literal(&lit) else { continue };
+            match v {
+                Literal::Int(c) => {
+                    ints.extend([c.wrapping_sub(1), c, c.wrapping_add(1)]);
+                    doubles.push(c as f64);
+                }
+                Literal::Float(c) => {
+                    ints.extend([c.floor() as i64, c.ceil() as i64]);
+                    doubles.push(c);
+                }
+            }
+        }
+        let mut around = Vec::new();
+        for &d in &doubles {
+            around.extend([d, d.next_up(), d.next_down()]);
+            let f = d as f32;
+            around.extend([f as f64, f.next_up() as f64, f.next_down() as f64]);
+        }
+        ints.sort_unstable();
+        ints.dedup();
+        around.sort_by(f64::total_cmp);
+        around.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        Constants { ints, doubles: around }
+    }
+}
+
+enum Literal {
+    Int(i64),
+    Float(f64),
+}
+
+/// A C number or character literal's value; `None` for what it cannot read
+/// (wide characters, escapes other than the simple ones).
+fn parse_literal(text: &str) -> Option<Literal> {
+    if let Some(body) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+        let c = match body.as_bytes() {
+            [c] => *c,
+            [b'\\', e] => match e {
+                b'n' => b'\n',
+                b't' => b'\t',
+                b'0' => 0,
+                b'\\' | b'\'' | b'"' => *e,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        return Some(Literal::Int(c as i64));
+    }
+    let lower = text.to_ascii_lowercase().replace('\'', "");
+    let hex = lower.starts_with("0x");
+    let is_float = if hex { lower.contains('p') || lower.contains('.') } else { lower.contains(['.', 'e']) };
+    if is_float {
+        let body = lower.trim_end_matches(['f', 'l']);
+        return body.parse::<f64>().ok().map(Literal::Float);
+    }
+    let body = lower.trim_end_matches(['u', 'l']);
+    let v = if let Some(h) = body.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = body.strip_prefix("0b") {
+        u64::from_str_radix(b, 2).ok()?
+    } else if body.len() > 1 && body.starts_with('0') {
+        u64::from_str_radix(&body[1..], 8).ok()?
+    } else {
+        body.parse::<u64>().ok()?
+    };
+    Some(Literal::Int(v as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_their_neighbours() {
+        let c = Constants::of_program(
+            "int f(int x, double d) { return x < 0x3c && d >= 89.5f && x != 'a' && x > 010; }",
+        );
+        for v in [59, 60, 61, 96, 97, 98, 7, 8, 9, 89, 90] {
+            assert!(c.ints.contains(&v), "{v} missing from {:?}", c.ints);
+        }
+        assert!(c.doubles.contains(&89.5));
+        assert!(c.doubles.contains(&89.5f64.next_up()));
+        assert!(c.doubles.contains(&(89.5f32.next_down() as f64)));
+    }
+}

@@ -1,0 +1,340 @@
+//! Native differential fuzzing beside symbolic execution.
+//!
+//! A thread runs LibAFL's fuzzing loop against the fuzz server
+//! ([`server::Server`]): one process of the meta program's fuzz build that runs
+//! every revision on each input, in a fork of its own. An input is kept when
+//! it covers a new edge of some revision (the coverage map the children share)
+//! or tells apart a pair of revisions that no kept input told apart (the pair
+//! map, written here from the runs' outcomes). An input that tells apart a
+//! pair the whole run has not yet told apart goes to the differentiator as a
+//! ktest, which confirms it by native replay like any candidate.
+//!
+//! Mutations know the input's shape ([`mutate`]); the corpus starts from a
+//! zero input and takes the engine's path inputs as they come ([`Fuzzer::seed`]).
+
+mod constants;
+mod mutate;
+pub mod server;
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use libafl::corpus::{Corpus, InMemoryCorpus};
+use libafl::events::NopEventManager;
+use libafl::executors::{Executor, ExitKind, WithObservers};
+use libafl::feedback_or;
+use libafl::feedbacks::MaxMapFeedback;
+use libafl::fuzzer::{Evaluator, Fuzzer as _, StdFuzzer};
+use libafl::inputs::{BytesInput, HasMutatorBytes};
+use libafl::mutators::{HavocScheduledMutator, havoc_mutations};
+use libafl::observers::StdMapObserver;
+use libafl::schedulers::QueueScheduler;
+use libafl::stages::StdMutationalStage;
+use libafl::state::{HasCorpus, StdState};
+use libafl_bolts::rands::StdRand;
+use libafl_bolts::tuples::tuple_list;
+
+pub use constants::Constants;
+use mutate::Layout;
+use server::{CoverageMap, Run, Server};
+
+use crate::diff::confirm::OutputSelection;
+use crate::ktest::{KTest, Object};
+
+/// What the fuzzer needs to know of the run.
+#[derive(Debug, Clone)]
+pub struct FuzzConfig {
+    /// The fuzz build (`compile::Toolchain::fuzz_server`).
+    pub server: PathBuf,
+    /// The program's command line, argv[0] first, as the ktests record it.
+    pub argv: Vec<String>,
+    pub revisions: usize,
+    /// As `diff::DiffConfig::same_as`: revisions of one text run once.
+    pub same_as: Vec<usize>,
+    pub outputs: OutputSelection,
+    /// The limit of one run of one revision.
+    pub run_timeout: Duration,
+    pub constants: Constants,
+    pub seed: u64,
+}
+
+/// What fuzzing did, for the report.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct FuzzStats {
+    /// Inputs run (each on every revision).
+    pub executions: u64,
+    /// Inputs kept in the corpus.
+    pub corpus: u64,
+    /// Inputs handed to the differentiator as candidate tests.
+    pub candidates: u64,
+    /// Seeds taken: engine path inputs and the user's tests.
+    pub seeds: u64,
+    pub seconds: f64,
+    /// Why fuzzing stopped before it was told to, if it did.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+}
+
+/// State shared between the fuzzing thread and the run.
+#[derive(Default)]
+struct Shared {
+    stop: AtomicBool,
+    /// `apart[a * n + b]`: the run has told revisions a and b apart.
+    apart: Mutex<Vec<bool>>,
+    seeds: Mutex<Vec<KTest>>,
+    found: Mutex<Vec<KTest>>,
+    /// When the corpus last grew, in milliseconds since the start.
+    last_new_ms: AtomicU64,
+    executions: AtomicU64,
+    candidates: AtomicU64,
+}
+
+/// A fuzzing thread.
+pub struct Fuzzer {
+    shared: Arc<Shared>,
+    thread: JoinHandle<FuzzStats>,
+    start: Instant,
+}
+
+impl Fuzzer {
+    pub fn start(cfg: FuzzConfig) -> Fuzzer {
+        let n = cfg.revisions;
+        let shared = Arc::new(Shared { apart: Mutex::new(vec![false; n * n]), ..Shared::default() });
+        let start = Instant::now();
+        let thread = {
+            let shared = shared.clone();
+            std::thread::spawn(move || {
+                let mut stats = FuzzStats::default();
+                if let Err(e) = fuzz(&cfg, &shared, &mut stats, start) {
+                    stats.error = Some(e.to_string());
+                }
+                stats.executions = shared.executions.load(Ordering::Relaxed);
+                stats.candidates = shared.candidates.load(Ordering::Relaxed);
+                stats.seconds = start.elapsed().as_secs_f64();
+                stats
+            })
+        };
+        Fuzzer { shared, thread, start }
+    }
+
+    /// An input the engine found (a path's model): a seed for the corpus.
+    pub fn seed(&self, test: &KTest) {
+        self.shared.seeds.lock().expect("not poisoned").push(test.clone());
+    }
+
+    /// The outcome classes of a confirmed test: its pairs need no more tests.
+    pub fn told_apart(&self, classes: &[u32]) {
+        let n = classes.len();
+        let mut apart = self.shared.apart.lock().expect("not poisoned");
+        for a in 0..n {
+            for b in 0..n {
+                if classes[a] != classes[b] && a * n + b < apart.len() {
+                    apart[a * n + b] = true;
+                }
+            }
+        }
+    }
+
+    /// Candidate tests found since the last call.
+    pub fn take_found(&self) -> Vec<KTest> {
+        std::mem::take(&mut *self.shared.found.lock().expect("not poisoned"))
+    }
+
+    /// How long the corpus has not grown.
+    pub fn stalled_for(&self) -> Duration {
+        let last = Duration::from_millis(self.shared.last_new_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(last)
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+
+    /// Stops the thread; its statistics.
+    pub fn finish(self) -> FuzzStats {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap_or_else(|_| FuzzStats {
+            error: Some("the fuzzing thread panicked".into()),
+            ..FuzzStats::default()
+        })
+    }
+}
+
+/// Runs every revision through the server and turns the outcomes into the
+/// pair map and candidate tests.
+struct DiffExecutor<'a> {
+    server: Server,
+    cfg: &'a FuzzConfig,
+    shared: &'a Shared,
+    layout: Rc<Layout>,
+    coverage: *mut u8,
+    pairs: *mut u8,
+    /// Candidates sent per pair: a pair the differentiator could not confirm
+    /// gets a few more chances, not thousands.
+    sent: Vec<u8>,
+}
+
+/// Candidates sent for one pair of revisions at most.
+const TRIES_PER_PAIR: u8 = 3;
+
+impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
+    fn run_target(
+        &mut self,
+        _: &mut Z,
+        _: &mut S,
+        _: &mut EM,
+        input: &BytesInput,
+    ) -> Result<ExitKind, libafl::Error> {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return Ok(ExitKind::Ok);
+        }
+        let bytes = input.mutator_bytes();
+        let runs = self.server.run(bytes).map_err(|e| libafl::Error::unknown(format!("fuzz server: {e}")))?;
+        self.shared.executions.fetch_add(1, Ordering::Relaxed);
+        if runs.iter().all(Run::violates_assume) {
+            // Outside the domain: neither its coverage nor anything else counts.
+            // SAFETY: the coverage map is server::MAP_SIZE bytes, alive for the loop.
+            unsafe { std::ptr::write_bytes(self.coverage, 0, server::MAP_SIZE) };
+            return Ok(ExitKind::Ok);
+        }
+        self.layout.widen(bytes);
+        let n = self.cfg.revisions;
+        let outputs = self.cfg.outputs;
+        let behaviour = |r: usize| {
+            let rep = self.cfg.same_as.get(r).copied().unwrap_or(r);
+            let i = self.server.revisions.iter().position(|&x| x == rep).expect("every text runs");
+            let run = runs[i];
+            (outputs.exit.then_some(run.status), outputs.stdout.then_some(run.stdout))
+        };
+        let behaviours: Vec<_> = (0..n).map(behaviour).collect();
+        let mut new_pair = false;
+        {
+            let apart = self.shared.apart.lock().expect("not poisoned");
+            for a in 0..n {
+                for b in a + 1..n {
+                    if behaviours[a] != behaviours[b] {
+                        // SAFETY: the pair map has n * n bytes.
+                        unsafe { *self.pairs.add(a * n + b) = 1 };
+                        new_pair |= !apart[a * n + b] && self.sent[a * n + b] < TRIES_PER_PAIR;
+                    }
+                }
+            }
+        }
+        if new_pair {
+            for a in 0..n {
+                for b in a + 1..n {
+                    if behaviours[a] != behaviours[b] {
+                        self.sent[a * n + b] = self.sent[a * n + b].saturating_add(1);
+                    }
+                }
+            }
+            self.shared.candidates.fetch_add(1, Ordering::Relaxed);
+            let test = ktest(&self.cfg.argv, &self.layout, bytes);
+            self.shared.found.lock().expect("not poisoned").push(test);
+        }
+        Ok(ExitKind::Ok)
+    }
+}
+
+/// The ktest of a fuzz input: its objects as the shape names them, and stdin.
+fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
+    let mut objects = Vec::new();
+    let mut at = 0;
+    for slot in &layout.slots {
+        let mut b = bytes.get(at..(at + slot.size).min(bytes.len())).unwrap_or_default().to_vec();
+        b.resize(slot.size, 0);
+        objects.push(Object { name: slot.name.clone(), bytes: b });
+        at += slot.size;
+    }
+    let text = bytes.get(at..).unwrap_or_default();
+    if !text.is_empty() {
+        objects.push(Object { name: "stdin".into(), bytes: text.to_vec() });
+    }
+    KTest { args: argv.to_vec(), sym_argvs: 0, sym_argv_len: 0, objects }
+}
+
+/// A ktest (an engine path's input) as a fuzz input: its own objects in
+/// order, fitted to the shape, then its stdin text.
+fn fuzz_input(layout: &Layout, test: &KTest) -> Vec<u8> {
+    let mut out = Vec::with_capacity(layout.object_bytes());
+    let mut own = test.objects.iter().filter(|o| !crate::posix::is_environment_object(&o.name));
+    for slot in &layout.slots {
+        let mut b = own.next().map(|o| o.bytes.clone()).unwrap_or_default();
+        b.resize(slot.size, 0);
+        out.extend_from_slice(&b);
+    }
+    out.extend_from_slice(&crate::posix::replay_env(test).stdin);
+    out
+}
+
+fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant) -> std::io::Result<()> {
+    let map = CoverageMap::new()?;
+    let reps: Vec<usize> =
+        (0..cfg.revisions).filter(|&r| cfg.same_as.get(r).is_none_or(|&s| s == r)).collect();
+    // The concrete words of the command line, as replay passes them.
+    let args = crate::posix::replay_env(&ktest(&cfg.argv, &Layout::default(), &[])).args;
+    let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout)?;
+    let layout = Rc::new(Layout::new(server.shape.clone(), server.reads_stdin, cfg.constants.clone()));
+    let n = cfg.revisions;
+    let mut pairs = vec![0u8; (n * n).max(1)];
+    // SAFETY: both maps outlive the observers, which live in this function.
+    let edges = unsafe { StdMapObserver::from_mut_ptr("edges", map.as_mut_ptr(), server::MAP_SIZE) };
+    let pair_map = unsafe { StdMapObserver::from_mut_ptr("pairs", pairs.as_mut_ptr(), pairs.len()) };
+    let mut feedback = feedback_or!(MaxMapFeedback::new(&edges), MaxMapFeedback::new(&pair_map));
+    let mut objective = ();
+    let err = |e: libafl::Error| std::io::Error::other(e.to_string());
+    let mut state = StdState::new(
+        StdRand::with_seed(cfg.seed),
+        InMemoryCorpus::<BytesInput>::new(),
+        InMemoryCorpus::new(),
+        &mut feedback,
+        &mut objective,
+    )
+    .map_err(err)?;
+    let mut fuzzer = StdFuzzer::new(QueueScheduler::new(), feedback, objective);
+    let mut mgr = NopEventManager::new();
+    let executor = DiffExecutor {
+        coverage: map.as_mut_ptr(),
+        pairs: pairs.as_mut_ptr(),
+        sent: vec![0; n * n],
+        server,
+        cfg,
+        shared,
+        layout: layout.clone(),
+    };
+    let mut executor = WithObservers::new(executor, tuple_list!(edges, pair_map));
+    let mut stages = tuple_list!(
+        StdMutationalStage::new(HavocScheduledMutator::new(tuple_list!(
+            mutate::ObjectValue::new(layout.clone()),
+            mutate::StdinNumber::new(layout.clone())
+        ))),
+        // Unstacked: a further mutation would undo what it sets up.
+        StdMutationalStage::new(mutate::AllObjects::new(layout.clone())),
+        StdMutationalStage::new(HavocScheduledMutator::new(havoc_mutations())),
+    );
+    let zero = BytesInput::new(vec![0; layout.object_bytes()]);
+    fuzzer.add_input(&mut state, &mut executor, &mut mgr, zero).map_err(err)?;
+    let mut corpus = state.corpus().count();
+    while !shared.stop.load(Ordering::Relaxed) {
+        let seeds = std::mem::take(&mut *shared.seeds.lock().expect("not poisoned"));
+        for s in seeds {
+            stats.seeds += 1;
+            let input = fuzz_input(&layout, &s);
+            layout.learn(&input);
+            let input = BytesInput::new(input);
+            fuzzer.evaluate_input(&mut state, &mut executor, &mut mgr, &input).map_err(err)?;
+        }
+        fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, &mut mgr).map_err(err)?;
+        let now = state.corpus().count();
+        if now > corpus {
+            corpus = now;
+            shared.last_new_ms.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+        }
+        stats.corpus = corpus as u64;
+    }
+    Ok(())
+}

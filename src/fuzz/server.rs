@@ -1,0 +1,165 @@
+//! The native side of fuzzing: one process of the fuzz build
+//! (`runtime/native/psychic_fuzz.c`), which forks a child per revision and
+//! input, and the coverage map it shares with psychic.
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+/// Bytes of the coverage map: a power of two, as the server masks indices.
+pub const MAP_SIZE: usize = 1 << 16;
+
+/// One klee_make_symbolic call of the program, as revision 0 makes them on an
+/// empty input: the fuzz input's objects, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub name: String,
+    pub size: usize,
+}
+
+/// What one revision did on one input, as the fuzz server sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Run {
+    /// The wait status, or `None` when the run ran out of time.
+    pub status: Option<i32>,
+    /// FNV-1a of everything it wrote to stdout.
+    pub stdout: u64,
+}
+
+impl Run {
+    /// The runtime's exit status for an input outside the `klee_assume`d
+    /// domain (`runtime/native/psychic_native.c`).
+    pub fn violates_assume(&self) -> bool {
+        self.status.is_some_and(|s| libc::WIFEXITED(s) && libc::WEXITSTATUS(s) == 120)
+    }
+}
+
+/// The shared coverage map: a file mapped into psychic and the server.
+pub struct CoverageMap {
+    ptr: *mut u8,
+    _file: tempfile::NamedTempFile,
+}
+
+impl CoverageMap {
+    pub fn new() -> io::Result<Self> {
+        let file = tempfile::Builder::new().prefix("psychic-fuzz-map-").tempfile()?;
+        file.as_file().set_len(MAP_SIZE as u64)?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: a fresh file of MAP_SIZE bytes, mapped shared for reading
+        // and writing; unmapped in Drop, after which nothing reads the pointer.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                MAP_SIZE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_file().as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(CoverageMap { ptr: ptr.cast(), _file: file })
+    }
+
+    pub fn path(&self) -> &Path {
+        self._file.path()
+    }
+
+    pub fn as_mut_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+}
+
+impl Drop for CoverageMap {
+    fn drop(&mut self) {
+        // SAFETY: mapped in new() with this length.
+        unsafe { libc::munmap(self.ptr.cast(), MAP_SIZE) };
+    }
+}
+
+/// A running fuzz server.
+pub struct Server {
+    child: Child,
+    to: ChildStdin,
+    from: ChildStdout,
+    /// The revisions it runs, in the order of its replies.
+    pub revisions: Vec<usize>,
+    pub shape: Vec<Slot>,
+    /// The program read stdin when the server probed its shape.
+    pub reads_stdin: bool,
+}
+
+impl Server {
+    /// Starts `binary` with the program's `args`; it runs `revisions` on
+    /// every input, each for at most `timeout`.
+    pub fn spawn(
+        binary: &Path,
+        args: &[std::ffi::OsString],
+        map: &CoverageMap,
+        revisions: Vec<usize>,
+        timeout: Duration,
+    ) -> io::Result<Server> {
+        let mut child = Command::new(std::path::absolute(binary)?)
+            .args(args)
+            .env("PSYCHIC_FUZZ_MAP", map.path())
+            .env("PSYCHIC_FUZZ_MAP_SIZE", MAP_SIZE.to_string())
+            .env("PSYCHIC_FUZZ_MS", timeout.as_millis().max(1).to_string())
+            .env(
+                "PSYCHIC_FUZZ_REVISIONS",
+                revisions.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let to = child.stdin.take().expect("stdin is piped");
+        let mut from = child.stdout.take().expect("stdout is piped");
+        let mut magic = [0u8; 4];
+        from.read_exact(&mut magic)?;
+        if &magic != b"PSYF" {
+            return Err(io::Error::other("the fuzz server did not start"));
+        }
+        let count = read_u32(&mut from)?;
+        let mut shape = Vec::new();
+        for _ in 0..count {
+            let size = read_u32(&mut from)? as usize;
+            let mut name = vec![0u8; read_u32(&mut from)? as usize];
+            from.read_exact(&mut name)?;
+            shape.push(Slot { name: String::from_utf8_lossy(&name).into_owned(), size });
+        }
+        let reads_stdin = read_u32(&mut from)? != 0;
+        Ok(Server { child, to, from, revisions, shape, reads_stdin })
+    }
+
+    /// Runs every revision on `input` (objects, then stdin's text).
+    pub fn run(&mut self, input: &[u8]) -> io::Result<Vec<Run>> {
+        let len = u32::try_from(input.len()).map_err(io::Error::other)?;
+        self.to.write_all(&len.to_le_bytes())?;
+        self.to.write_all(input)?;
+        self.to.flush()?;
+        let mut out = Vec::with_capacity(self.revisions.len());
+        for _ in &self.revisions {
+            let status = read_u32(&mut self.from)? as i32;
+            let mut h = [0u8; 8];
+            self.from.read_exact(&mut h)?;
+            out.push(Run { status: (status != -1).then_some(status), stdout: u64::from_le_bytes(h) });
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_u32(r: &mut impl Read) -> io::Result<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}

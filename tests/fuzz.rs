@@ -1,0 +1,176 @@
+//! Native differential fuzzing (`src/fuzz`): the fuzz server runs every
+//! revision as the meta program's native build does, and the user's tests
+//! (`--tests DIR`) seed it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::toolchain;
+use psychic::compile::NativeOptions;
+use psychic::fuzz::server::{CoverageMap, Run, Server, Slot};
+use psychic::ktest::{KTest, Object};
+use psychic::replay;
+
+fn demo(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo").join(name)
+}
+
+/// The meta program of `files` and its native and fuzz builds in `dir`.
+fn builds(files: &[PathBuf], dir: &Path) -> (PathBuf, PathBuf, usize) {
+    let sources = psychic::unify::load(&files[0], &files[1..], &[]).unwrap();
+    let meta = psychic::unify::unify(&sources).unwrap();
+    let meta_c = dir.join("meta.c");
+    std::fs::write(&meta_c, psychic::unify::encode(&meta.text)).unwrap();
+    let (native, fuzz) = (dir.join("meta.native"), dir.join("meta.fuzz"));
+    toolchain().native(&meta_c, &native, &NativeOptions::default()).unwrap();
+    toolchain().fuzz_server(&meta_c, &fuzz).unwrap();
+    (native, fuzz, sources.len())
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
+}
+
+/// What the server reports for a native run of the replay build.
+fn as_server_sees(o: &replay::Outcome) -> Run {
+    let status = match (o.exit_status, o.signal) {
+        (Some(code), _) => code << 8,
+        (None, Some(sig)) => sig,
+        (None, None) => panic!("a replay that neither exited nor was killed: {o:?}"),
+    };
+    Run { status: Some(status), stdout: fnv1a(&o.stdout) }
+}
+
+/// Each revision of the demo (a grade function and six fixes) on scores
+/// inside and outside the assumed domain: the server's status and stdout are
+/// the replay build's, run by `psychic replay`'s own code.
+#[test]
+fn the_fuzz_server_runs_each_revision_as_its_native_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = std::iter::once("grade.c".to_string())
+        .chain((1..=6).map(|i| format!("fix{i}.c")))
+        .map(|f| demo(&f))
+        .collect();
+    let (native, fuzz, n) = builds(&files, dir.path());
+    let map = CoverageMap::new().unwrap();
+    let mut server = Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5)).unwrap();
+    assert_eq!(server.shape, [Slot { name: "score".into(), size: 4 }]);
+    assert!(!server.reads_stdin, "the demo reads no stdin");
+    let mut kinds = std::collections::BTreeSet::new();
+    for score in [-3i32, 0, 69, 70, 79, 80, 81, 85, 89, 90, 100, 101, 12345] {
+        let runs = server.run(&score.to_le_bytes()).unwrap();
+        let ktest = dir.path().join("t.ktest");
+        let objects = vec![Object { name: "score".into(), bytes: score.to_le_bytes().to_vec() }];
+        KTest { args: vec!["meta.bc".into()], sym_argvs: 0, sym_argv_len: 0, objects }.write(&ktest).unwrap();
+        for (r, run) in runs.iter().enumerate() {
+            let outcome = replay::run(&replay::Request::new(&native, Some(&ktest), r)).unwrap();
+            assert_eq!(*run, as_server_sees(&outcome), "score {score}, revision {r}: {outcome:?}");
+            kinds.insert((run.violates_assume(), outcome.stdout.clone()));
+        }
+    }
+    // The check saw outputs that differ and inputs outside the domain.
+    assert!(kinds.iter().any(|k| k.0) && kinds.iter().filter(|k| !k.0).count() >= 3, "{kinds:?}");
+    // Every revision counted some edges into the shared map.
+    let map_bytes = unsafe { std::slice::from_raw_parts(map.as_mut_ptr(), psychic::fuzz::server::MAP_SIZE) };
+    assert!(map_bytes.iter().filter(|&&b| b != 0).count() > 10);
+}
+
+const WORDS: &str = r#"/* A calculator of one command: "add N", "mul N" or "neg N". */
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+    char word[8];
+    int n;
+    if (scanf("%7s %d", word, &n) != 2)
+        return 1;
+    if (strcmp(word, "mul") == 0)
+        printf("%d\n", n * 3);
+    else if (strcmp(word, "neg") == 0)
+        printf("%d\n", -n);
+    else
+        printf("%d\n", n + 3);
+    return 0;
+}
+"#;
+
+/// A stdin program whose fix changes "mul" by 7 only: the server reads the
+/// shape (no objects, stdin read), and classes follow the text.
+#[test]
+fn the_fuzz_server_feeds_stdin_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("calc.c");
+    let fix = dir.path().join("fix.c");
+    std::fs::write(&orig, WORDS).unwrap();
+    std::fs::write(&fix, WORDS.replace("n * 3);", "n == 7 ? 22 : n * 3);")).unwrap();
+    let (native, fuzz, n) = builds(&[orig, fix], dir.path());
+    let map = CoverageMap::new().unwrap();
+    let mut server = Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5)).unwrap();
+    assert!(server.shape.is_empty() && server.reads_stdin);
+    for text in ["mul 7\n", "mul 8\n", "neg 7", "add -2", "x"] {
+        let runs = server.run(text.as_bytes()).unwrap();
+        for (r, run) in runs.iter().enumerate() {
+            let mut req = replay::Request::new(&native, None, r);
+            req.env.stdin = text.as_bytes().to_vec();
+            let outcome = replay::run(&req).unwrap();
+            assert_eq!(*run, as_server_sees(&outcome), "{text:?}, revision {r}: {outcome:?}");
+        }
+        assert_eq!(runs[0] != runs[1], text == "mul 7\n", "{text:?}: {runs:?}");
+    }
+}
+
+/// `--tests DIR`: a benchmark's test is a seed, and the one that shows the
+/// difference becomes a test found by fuzzing, with the engine cut off at
+/// once (`--max-instructions 1`).
+#[test]
+fn the_users_tests_seed_fuzzing() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("calc.c");
+    let fix = dir.path().join("fix.c");
+    std::fs::write(&orig, WORDS).unwrap();
+    std::fs::write(&fix, WORDS.replace("n * 3);", "n == 7 ? 22 : n * 3);")).unwrap();
+    let tests = dir.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    for (name, text) in [("1.in", "add 4\n"), ("2.in", "mul 7\n"), ("3.in", "neg 1\n")] {
+        std::fs::write(tests.join(name), text).unwrap();
+    }
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let flags = [
+        "--sym-stdin",
+        "8",
+        "--tests",
+        "tests",
+        "--max-instructions",
+        "1",
+        "--max-time",
+        "30",
+        "--fuzz-stall",
+        "2",
+    ];
+    let report = common::corpus::diff_patches(&psychic, &[orig, fix], &flags, dir.path()).unwrap();
+    assert_eq!(report.clusters, [[0], [1]]);
+    let found = report.tests.iter().find(|t| t.found_by == psychic::report::FoundBy::Fuzzing);
+    let found = found.expect("a test found by fuzzing");
+    let ktest = KTest::read(&dir.path().join("out").join(&found.ktest)).unwrap();
+    assert_eq!(psychic::posix::replay_env(&ktest).stdin, b"mul 7\n");
+    assert_eq!(found.outcomes[0].stdout, "21\n");
+}
+
+/// A directory that is not there is an error that names it.
+#[test]
+fn a_missing_tests_directory_is_an_error() {
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let out = std::process::Command::new(&psychic)
+        .args(["diff-patches", "--quiet", "--tests", "/nonexistent/tests"])
+        .arg(demo("grade.c"))
+        .arg(demo("fix1.c"))
+        .arg("-o")
+        .arg(tempfile::tempdir().unwrap().path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--tests /nonexistent/tests: cannot read the directory"), "{stderr}");
+}
