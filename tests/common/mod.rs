@@ -6,7 +6,9 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod handwritten;
 pub mod mutate;
+pub mod sweep;
 pub mod truth;
 
 use std::path::{Path, PathBuf};

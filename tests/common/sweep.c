@@ -5,8 +5,8 @@
  * cost about half a millisecond, so a domain of a million inputs takes
  * minutes per revision; a call takes microseconds. The price is what the
  * program may do: it must keep no state from one call of main to the next
- * and must not crash (either would stop or spoil the sweep). tests that use
- * this check it against the fork server on a sample of the domain.
+ * and must not crash (either would stop or spoil the sweep). Tests that use
+ * it check it against the fork server on a sample of the domain.
  *
  * Built with the program compiled with -Dmain=swept_main and linked with
  * -Wl,--wrap=exit, in place of psychic's native runtime. The arguments are
@@ -16,6 +16,8 @@
  * last object varying fastest; per input, on stdout, the fork server's
  * record: "<exit status> 0 <stdout length>\n" then the bytes. A failed
  * klee_assume ends the input with status 120, as the replay runtime does.
+ * A sweep that runs over two minutes is killed by SIGALRM, so that a
+ * revision that loops forever fails its test instead of hanging it.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -113,6 +115,7 @@ int main(int argc, char **argv) {
   if (!real || !mem || argc - 1 > MAX_OBJECTS)
     die("cannot start", argc > 1 ? argv[1] : "no domain");
   setvbuf(real, outbuf, _IOFBF, sizeof outbuf);
+  alarm(120);
   for (i = 1; i < argc; i++)
     parse(argv[i], &objects[num_objects++]);
   /* glibc's stdout is a variable: printf, puts and putchar follow it. */
