@@ -18,19 +18,15 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::corpus::{self, Input};
-use common::{handwritten, truth};
+use common::handwritten::{self, Case};
+use common::truth;
 use psychic::ktest::{KTest, Object};
 
+/// The inputs: `klee_make_symbolic` objects, in call order (the domain is
+/// every combination of their values), or stdin.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Case {
-    /// What the set checks (documentation only).
-    #[allow(dead_code)]
-    why: String,
-    /// Flags of `psychic diff-patches`.
-    args: Vec<String>,
-    /// The `klee_make_symbolic` objects, in call order: the domain is every
-    /// combination of their values.
+struct Domain {
     #[serde(default)]
     objects: Vec<Field>,
     stdin: Option<Stdin>,
@@ -118,7 +114,7 @@ fn product<T: Clone>(lists: &[Vec<T>]) -> Vec<Vec<T>> {
 
 /// A set's revisions, its true partition and what it takes to check a report.
 struct Set {
-    case: Case,
+    case: Case<Domain>,
     revisions: Vec<PathBuf>,
     /// Native behaviour, `[revision][input]`, as comparable text.
     rows: Vec<Vec<String>>,
@@ -134,10 +130,9 @@ fn set_dir(name: &str) -> PathBuf {
 impl Set {
     fn load(name: &'static str, work: &Path) -> Set {
         let dir = set_dir(name);
-        let text = std::fs::read_to_string(dir.join("case.json")).unwrap();
-        let case: Case = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
+        let case = Case::<Domain>::load(&dir);
         let revisions = corpus::revisions(&dir);
-        let (rows, bins): (Vec<Vec<String>>, Vec<PathBuf>) = match &case.stdin {
+        let (rows, bins): (Vec<Vec<String>>, Vec<PathBuf>) = match &case.domain.stdin {
             Some(stdin) => {
                 let texts: Vec<Vec<String>> = stdin.fields.iter().map(Field::texts).collect();
                 let mut inputs: Vec<Input> = product(&texts)
@@ -153,7 +148,7 @@ impl Set {
                 (rows, bins)
             }
             None => {
-                let domain = ktests(&case.objects);
+                let domain = ktests(&case.domain.objects);
                 let rows = common::native_outcomes(&revisions, &domain);
                 let outside =
                     rows[0].iter().position(|o| o.1 == Some(psychic::runtime::STATUS_ASSUME_VIOLATED));
@@ -224,7 +219,7 @@ fn check(name: &'static str) {
     let flags: Vec<&str> = set.case.args.iter().map(String::as_str).collect();
     let report = corpus::diff_patches(&psychic, &set.revisions, &flags, work.path()).unwrap();
     let out = work.path().join("out");
-    let bad = if set.case.stdin.is_some() {
+    let bad = if set.case.domain.stdin.is_some() {
         corpus::replay_mismatches(&report, &out, &set.bins, &[])
     } else {
         truth::replay_mismatches(&report, &out, &set.revisions)

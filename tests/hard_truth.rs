@@ -16,24 +16,20 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::handwritten::{self, Case};
 use common::sweep::{Dim, Sweep};
-use common::{corpus, handwritten, truth};
+use common::{corpus, truth};
 
+/// The `klee_make_symbolic` objects, in call order: the domain is every
+/// combination of their values.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Case {
-    /// What the set checks (documentation only).
-    #[allow(dead_code)]
-    why: String,
-    /// Flags of `psychic diff-patches`.
-    args: Vec<String>,
-    /// The `klee_make_symbolic` objects, in call order: the domain is every
-    /// combination of their values.
+struct Domain {
     objects: Vec<Dim>,
 }
 
 struct Set {
-    case: Case,
+    case: Case<Domain>,
     revisions: Vec<PathBuf>,
     truth: Sweep,
     partition: Vec<Vec<usize>>,
@@ -46,10 +42,9 @@ fn set_dir(name: &str) -> PathBuf {
 impl Set {
     fn load(name: &str) -> Set {
         let dir = set_dir(name);
-        let text = std::fs::read_to_string(dir.join("case.json")).unwrap();
-        let case: Case = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
+        let case = Case::<Domain>::load(&dir);
         let revisions = corpus::revisions(&dir);
-        let truth = Sweep::run(&revisions, &case.objects);
+        let truth = Sweep::run(&revisions, &case.domain.objects);
         let outside = (0..truth.len())
             .find(|&i| truth.outcome(0, i).1 == Some(psychic::runtime::STATUS_ASSUME_VIOLATED));
         if let Some(i) = outside {

@@ -9,6 +9,36 @@ use psychic::report::Report;
 
 use super::Verdict;
 
+/// A set's `case.json`: the flags of `diff-patches` and the domain, which
+/// each corpus declares in its own way (`D`).
+pub struct Case<D> {
+    /// What the set checks (documentation only).
+    pub why: String,
+    /// Flags of `psychic diff-patches`.
+    pub args: Vec<String>,
+    pub domain: D,
+}
+
+impl<D: serde::de::DeserializeOwned> Case<D> {
+    /// Reads `dir/case.json`: `why`, `args`, and the other fields as the
+    /// domain. Not a `#[serde(flatten)]`, which would let the domain's
+    /// `deny_unknown_fields` pass a misspelt field.
+    pub fn load(dir: &Path) -> Case<D> {
+        let path = dir.join("case.json");
+        let parse = || -> Result<Case<D>, String> {
+            let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let mut fields: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let mut take = |key: &str| fields.remove(key).ok_or(format!("no `{key}`"));
+            let why = serde_json::from_value(take("why")?).map_err(|e| format!("why: {e}"))?;
+            let args = serde_json::from_value(take("args")?).map_err(|e| format!("args: {e}"))?;
+            let domain = serde_json::from_value(fields.into()).map_err(|e| e.to_string())?;
+            Ok(Case { why, args, domain })
+        };
+        parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+}
+
 /// Every directory of `dir` is a set of `sets`, and every set has one (a
 /// set added to the corpus but not to the tests shows here).
 pub fn assert_listed(dir: &Path, sets: &[&str]) {

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use psychic::ktest::{KTest, Object};
 
-use super::{NativeOutcome, clang_with, par_map, parse_forkserver};
+use super::{NativeOutcome, clang_with, par_map, parse_forkserver, support_object};
 
 /// One `klee_make_symbolic` object: a little-endian integer of `width`
 /// bytes that takes every value from `lo` to `hi`.
@@ -42,15 +42,7 @@ pub struct Sweep {
 /// `sweep.c` as an object file, built once.
 fn sweep_object() -> &'static Path {
     static OBJ: OnceLock<(PathBuf, tempfile::TempDir)> = OnceLock::new();
-    &OBJ.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("sweep.c");
-        std::fs::write(&src, include_str!("sweep.c")).unwrap();
-        let obj = dir.path().join("sweep.o");
-        clang_with(&src, &obj, &[], &["-c", "-O1"], &[]);
-        (obj, dir)
-    })
-    .0
+    &OBJ.get_or_init(|| support_object("sweep.c", include_str!("sweep.c"))).0
 }
 
 impl Sweep {
