@@ -18,19 +18,15 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::corpus::{self, Input};
-use common::{Verdict, truth};
+use common::handwritten::{self, Case};
+use common::truth;
 use psychic::ktest::{KTest, Object};
 
+/// The inputs: `klee_make_symbolic` objects, in call order (the domain is
+/// every combination of their values), or stdin.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Case {
-    /// What the set checks (documentation only).
-    #[allow(dead_code)]
-    why: String,
-    /// Flags of `psychic diff-patches`.
-    args: Vec<String>,
-    /// The `klee_make_symbolic` objects, in call order: the domain is every
-    /// combination of their values.
+struct Domain {
     #[serde(default)]
     objects: Vec<Field>,
     stdin: Option<Stdin>,
@@ -118,8 +114,7 @@ fn product<T: Clone>(lists: &[Vec<T>]) -> Vec<Vec<T>> {
 
 /// A set's revisions, its true partition and what it takes to check a report.
 struct Set {
-    name: &'static str,
-    case: Case,
+    case: Case<Domain>,
     revisions: Vec<PathBuf>,
     /// Native behaviour, `[revision][input]`, as comparable text.
     rows: Vec<Vec<String>>,
@@ -135,10 +130,9 @@ fn set_dir(name: &str) -> PathBuf {
 impl Set {
     fn load(name: &'static str, work: &Path) -> Set {
         let dir = set_dir(name);
-        let text = std::fs::read_to_string(dir.join("case.json")).unwrap();
-        let case: Case = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
+        let case = Case::<Domain>::load(&dir);
         let revisions = corpus::revisions(&dir);
-        let (rows, bins): (Vec<Vec<String>>, Vec<PathBuf>) = match &case.stdin {
+        let (rows, bins): (Vec<Vec<String>>, Vec<PathBuf>) = match &case.domain.stdin {
             Some(stdin) => {
                 let texts: Vec<Vec<String>> = stdin.fields.iter().map(Field::texts).collect();
                 let mut inputs: Vec<Input> = product(&texts)
@@ -154,7 +148,7 @@ impl Set {
                 (rows, bins)
             }
             None => {
-                let domain = ktests(&case.objects);
+                let domain = ktests(&case.domain.objects);
                 let rows = common::native_outcomes(&revisions, &domain);
                 let outside =
                     rows[0].iter().position(|o| o.1 == Some(psychic::runtime::STATUS_ASSUME_VIOLATED));
@@ -168,20 +162,7 @@ impl Set {
             }
         };
         let partition = common::partition(&rows);
-        Set { name, case, revisions, rows, partition, bins }
-    }
-
-    /// Per pair of clusters, on how many inputs their first revisions differ.
-    fn differences(&self) -> Vec<((usize, usize), usize)> {
-        let reps: Vec<usize> = self.partition.iter().map(|c| c[0]).collect();
-        let mut out = Vec::new();
-        for (i, &a) in reps.iter().enumerate() {
-            for &b in &reps[i + 1..] {
-                let n = (0..self.rows[a].len()).filter(|&t| self.rows[a][t] != self.rows[b][t]).count();
-                out.push(((a, b), n));
-            }
-        }
-        out
+        Set { case, revisions, rows, partition, bins }
     }
 }
 
@@ -210,56 +191,21 @@ const SETS: &[&str] = &["thermo", "cents", "near", "average", "grade", "miles"];
 /// (or is equivalent) does so on the domain.
 #[test]
 fn every_set_has_differences_and_equivalences_in_its_domain() {
-    let mut seen = std::collections::BTreeSet::new();
-    for e in std::fs::read_dir(set_dir("")).unwrap() {
-        let name = e.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".md") {
-            continue;
-        }
-        assert!(SETS.contains(&name.as_str()), "fixtures/float/{name} is not in SETS");
-        seen.insert(name);
-    }
-    assert_eq!(seen.len(), SETS.len(), "a set of SETS has no directory");
+    handwritten::assert_listed(&set_dir(""), SETS);
     for &name in SETS {
         let work = tempfile::tempdir().unwrap();
         let set = Set::load(name, work.path());
-        let texts: Vec<String> = set.revisions.iter().map(|r| std::fs::read_to_string(r).unwrap()).collect();
-        let diffs = set.differences();
+        let diffs = handwritten::cluster_differences(&set.rows, &set.partition);
         let inputs = set.rows[0].len();
         eprintln!(
             "{name}: {inputs} inputs, truth {:?}, differing inputs per cluster pair {diffs:?}",
             set.partition
         );
-        assert!(set.partition.len() >= 2, "{name}: every revision behaves alike: {:?}", set.partition);
-        assert!(
-            set.partition.iter().any(|c| c.len() >= 2 && c.iter().any(|&r| texts[r] != texts[c[0]])),
-            "{name}: no equivalence to prove: {:?}",
-            set.partition
-        );
+        handwritten::assert_worth_checking(name, &set.revisions, &set.partition);
         assert!(
             diffs.iter().any(|&(_, n)| n * 100 <= inputs),
             "{name}: no rare difference (each pair differs on over 1% of {inputs} inputs): {diffs:?}"
         );
-        // Each patch's header says what it is; the domain must bear it out
-        // (a witness lost from case.json shows here, not as a psychic bug).
-        for (r, text) in texts.iter().enumerate().skip(1) {
-            let header = &text[..text.find("*/").unwrap()];
-            let cluster = set.partition.iter().find(|c| c.contains(&r)).unwrap();
-            if header.contains("Equivalent") {
-                assert!(
-                    cluster.len() >= 2,
-                    "{name}: revision {r} is said to be equivalent, truth {:?}",
-                    set.partition
-                );
-            } else {
-                assert!(header.contains("differs"), "{name}: revision {r}'s header says neither");
-                assert!(
-                    !cluster.contains(&0),
-                    "{name}: revision {r} is said to differ, truth {:?}",
-                    set.partition
-                );
-            }
-        }
     }
 }
 
@@ -277,25 +223,12 @@ fn check(name: &'static str) {
     let flags: Vec<&str> = set.case.args.iter().map(String::as_str).collect();
     let report = corpus::diff_patches(&psychic, &set.revisions, &flags, work.path()).unwrap();
     let out = work.path().join("out");
-    let bad = if set.case.stdin.is_some() {
+    let bad = if set.case.domain.stdin.is_some() {
         corpus::replay_mismatches(&report, &out, &set.bins, &[])
     } else {
         truth::replay_mismatches(&report, &out, &set.revisions)
     };
-    assert!(bad.is_empty(), "{}: tests that do not replay:\n{}", set.name, bad.join("\n"));
-    let v = Verdict::new(&set.partition, &report.clusters);
-    assert!(
-        v.split.is_empty(),
-        "{name}: psychic told apart {:?} with tests that replay, which the domain has no witness for: \
-         add one to case.json",
-        v.split
-    );
-    assert_eq!(
-        report.clusters, set.partition,
-        "{name}: merged {:?}; partial: {:?}",
-        v.merged, report.stats.partial_reasons
-    );
-    assert_eq!(report.stats.disagreements, 0, "{name}: candidates that did not replay natively");
+    handwritten::assert_exact(name, &report, &set.partition, &bad);
 }
 
 #[test]

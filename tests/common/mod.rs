@@ -6,7 +6,9 @@
 #![allow(dead_code)]
 
 pub mod corpus;
+pub mod handwritten;
 pub mod mutate;
+pub mod sweep;
 pub mod truth;
 
 use std::path::{Path, PathBuf};
@@ -326,14 +328,21 @@ pub type NativeOutcome = (Vec<u8>, Option<i32>, Option<i32>);
 fn forkserver_toolchain() -> &'static Toolchain {
     static TC: OnceLock<(Toolchain, tempfile::TempDir)> = OnceLock::new();
     &TC.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("forkserver.c");
-        std::fs::write(&src, include_str!("forkserver.c")).unwrap();
-        let obj = dir.path().join("forkserver.o");
-        clang(&src, &obj, &[], &["-c", "-O1"]);
+        let (obj, dir) = support_object("forkserver.c", include_str!("forkserver.c"));
         (Toolchain::discover().expect("clang 19").with_flags([obj]), dir)
     })
     .0
+}
+
+/// A C file of test support (`text`, named `name`) compiled to an object
+/// file, in a directory that must live as long as the object is linked.
+fn support_object(name: &str, text: &str) -> (PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, text).unwrap();
+    let obj = src.with_extension("o");
+    clang(&src, &obj, &[], &["-c", "-O1"]);
+    (obj, dir)
 }
 
 /// Each of `revisions` (C files) built natively and run on every input:
