@@ -213,10 +213,7 @@ fn every_set_has_differences_and_equivalences_in_its_domain() {
 /// reported test replays on the revisions' own builds, with no candidate
 /// refuted, (c) no test outside the `klee_assume`d bounds.
 fn check(name: &'static str) {
-    // One set at a time: each is judged within a time budget, and the
-    // engine and its fuzzer take a core each.
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = handwritten::one_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let set = Set::load(name, work.path());
     let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));

@@ -96,15 +96,21 @@ int main(void) {
 }
 "#;
 
+/// The calculator and a fix that changes "mul" by 7 only, written in `dir`.
+fn calculators(dir: &Path) -> [PathBuf; 2] {
+    let orig = dir.join("calc.c");
+    let fix = dir.join("fix.c");
+    std::fs::write(&orig, WORDS).unwrap();
+    std::fs::write(&fix, WORDS.replace("n * 3);", "n == 7 ? 22 : n * 3);")).unwrap();
+    [orig, fix]
+}
+
 /// A stdin program whose fix changes "mul" by 7 only: the server reads the
 /// shape (no objects, stdin read), and classes follow the text.
 #[test]
 fn the_fuzz_server_feeds_stdin_text() {
     let dir = tempfile::tempdir().unwrap();
-    let orig = dir.path().join("calc.c");
-    let fix = dir.path().join("fix.c");
-    std::fs::write(&orig, WORDS).unwrap();
-    std::fs::write(&fix, WORDS.replace("n * 3);", "n == 7 ? 22 : n * 3);")).unwrap();
+    let [orig, fix] = calculators(dir.path());
     let (native, fuzz, n) = builds(&[orig, fix], dir.path());
     let map = CoverageMap::new().unwrap();
     let mut server = Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5)).unwrap();
@@ -127,10 +133,7 @@ fn the_fuzz_server_feeds_stdin_text() {
 #[test]
 fn the_users_tests_seed_fuzzing() {
     let dir = tempfile::tempdir().unwrap();
-    let orig = dir.path().join("calc.c");
-    let fix = dir.path().join("fix.c");
-    std::fs::write(&orig, WORDS).unwrap();
-    std::fs::write(&fix, WORDS.replace("n * 3);", "n == 7 ? 22 : n * 3);")).unwrap();
+    let [orig, fix] = calculators(dir.path());
     let tests = dir.path().join("tests");
     std::fs::create_dir(&tests).unwrap();
     for (name, text) in [("1.in", "add 4\n"), ("2.in", "mul 7\n"), ("3.in", "neg 1\n")] {

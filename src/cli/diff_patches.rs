@@ -261,9 +261,11 @@ fn explore_and_report(
     )?;
     tc.native(&meta_c, &native, &NativeOptions { sanitize: !a.no_asan })?;
     let fuzz_server = out.join("meta.fuzz");
-    let fuzz = !a.no_fuzz && fuzzable(&run.words, &run.entry);
-    if fuzz {
-        tc.fuzz_server(&meta_c, &fuzz_server)?;
+    let mut fuzz = !a.no_fuzz && fuzzable(&run.words, &run.entry);
+    if fuzz && let Err(e) = tc.fuzz_server(&meta_c, &fuzz_server) {
+        // The engine needs no fuzzing: go on without it, and say so.
+        eprintln!("psychic: warning: no fuzzing: the fuzz build failed: {e}");
+        fuzz = false;
     }
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     let libc = tc.libc_model_bitcode(scratch.path())?;

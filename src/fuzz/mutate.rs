@@ -142,7 +142,8 @@ impl Layout {
 }
 
 /// Sets every numeric object at once to a whole number in the range the
-/// engine's inputs span (as a float where the object holds one): inputs such as three scores
+/// domain has shown, or to one of the program's constants (as a float where
+/// the object holds one): inputs such as three scores
 /// whose sum meets a threshold, which one object at a time reaches only by
 /// luck.
 pub struct AllObjects {
@@ -174,8 +175,16 @@ impl<S: HasRand> Mutator<BytesInput, S> for AllObjects {
         let mut at = 0;
         for (i, slot) in layout.slots.iter().enumerate() {
             if matches!(slot.size, 1 | 2 | 4 | 8) {
-                let v = layout.whole(i, rand);
-                let written = encode(Number::Int(v), slot.size, layout.as_float(i, rand));
+                let as_float = layout.as_float(i, rand);
+                let c = &layout.constants;
+                let v = match rand.below(NonZero::new(4).expect("4")) {
+                    0 if as_float => {
+                        Number::Float(c.doubles[rand.below(NonZero::new(c.doubles.len()).expect("0.0"))])
+                    }
+                    0 => Number::Int(c.ints[rand.below(NonZero::new(c.ints.len()).expect("0"))]),
+                    _ => Number::Int(layout.whole(i, rand)),
+                };
+                let written = encode(v, slot.size, as_float);
                 bytes[at..at + slot.size].copy_from_slice(&written[..slot.size]);
             }
             at += slot.size;

@@ -114,3 +114,10 @@ pub fn assert_exact(name: &str, report: &Report, partition: &[Vec<usize>], bad: 
     );
     assert_eq!(report.stats.disagreements, 0, "{name}: candidates that did not replay natively");
 }
+
+/// A turn of its own for a set judged within a time budget: the engine and
+/// its fuzzer take a core each, and sets run side by side would starve.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -7,6 +7,7 @@
 
 pub mod corpus;
 pub mod handwritten;
+pub mod hard;
 pub mod mutate;
 pub mod sweep;
 pub mod truth;
