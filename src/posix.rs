@@ -247,6 +247,14 @@ pub fn replay_env(kt: &KTest) -> ReplayEnv {
     env
 }
 
+/// Stdin as a ktest holds it, as KLEE writes it: its bytes (`stdin`) and a
+/// `struct stat` that gives their size (`stdin-stat`).
+pub fn stdin_objects(text: &[u8]) -> [Object; 2] {
+    let mut stat = vec![0u8; 144];
+    stat[ST_SIZE].copy_from_slice(&(text.len() as u64).to_le_bytes());
+    [Object { name: "stdin".into(), bytes: text.to_vec() }, Object { name: "stdin-stat".into(), bytes: stat }]
+}
+
 /// An object of the symbolic environment (arguments, stdin, files and their
 /// bookkeeping) rather than of `klee_make_symbolic`; the native runtime's
 /// `is_posix_object` is the same test.

@@ -292,7 +292,9 @@ fn explore_and_report(
     };
     // ktests seed the engine too; stdin texts only fuzzing, as the engine's
     // stdin model has no text to follow.
-    cfg.seeds.extend(user_tests.iter().filter(|t| t.objects.iter().any(|o| o.name != "stdin")).cloned());
+    cfg.seeds.extend(
+        user_tests.iter().filter(|t| t.objects.iter().any(|o| !o.name.starts_with("stdin"))).cloned(),
+    );
     // --max-time bounds the whole command: unify and compile took their share.
     cfg.budget_start = Some(start);
     let dcfg = DiffConfig {
@@ -494,13 +496,8 @@ fn read_tests(dir: &Path, argv: &[String]) -> Result<Vec<crate::ktest::KTest>> {
                 return crate::ktest::KTest::parse(&bytes)
                     .map_err(|(at, e)| anyhow::anyhow!("{}: byte {at}: not a ktest: {e}", f.display()));
             }
-            let stdin = crate::ktest::Object { name: "stdin".into(), bytes };
-            Ok(crate::ktest::KTest {
-                args: argv.to_vec(),
-                sym_argvs: 0,
-                sym_argv_len: 0,
-                objects: vec![stdin],
-            })
+            let objects = posix::stdin_objects(&bytes).to_vec();
+            Ok(crate::ktest::KTest { args: argv.to_vec(), sym_argvs: 0, sym_argv_len: 0, objects })
         })
         .collect()
 }

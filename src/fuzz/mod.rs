@@ -252,7 +252,7 @@ fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
     }
     let text = bytes.get(at..).unwrap_or_default();
     if !text.is_empty() {
-        objects.push(Object { name: "stdin".into(), bytes: text.to_vec() });
+        objects.extend(crate::posix::stdin_objects(text));
     }
     KTest { args: argv.to_vec(), sym_argvs: 0, sym_argv_len: 0, objects }
 }
