@@ -88,6 +88,7 @@ fn check(name: &'static str) {
 }
 
 #[test]
+#[ignore = "exact in 60 s since fuzzing (fixtures/hard/README.md); out of the default suite for its minute"]
 fn isqrt_newton_root() {
     check("isqrt");
 }
