@@ -312,8 +312,13 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
             mutate::ObjectValue::new(layout.clone()),
             mutate::StdinNumber::new(layout.clone())
         ))),
-        // Unstacked: a further mutation would undo what it sets up.
-        StdMutationalStage::new(mutate::AllObjects::new(layout.clone())),
+        // Unstacked: a further mutation would undo what it sets up. Four
+        // times the others' runs: its inputs are fresh, theirs are near
+        // the corpus, which the engine's seeds keep near too.
+        StdMutationalStage::with_max_iterations(
+            mutate::AllObjects::new(layout.clone()),
+            std::num::NonZero::new(512).expect("not zero"),
+        ),
         StdMutationalStage::new(HavocScheduledMutator::new(havoc_mutations())),
     );
     let zero = BytesInput::new(vec![0; layout.object_bytes()]);
