@@ -575,6 +575,12 @@ impl HaltObserver for Differentiator<'_> {
     /// are gaps of their pairs.
     fn on_end(&mut self, cx: &mut HaltContext<'_>) {
         let before = cx.solver.stats().total_time;
+        // Exploration no longer waits: each put-off query gets the full
+        // timeout at once, not another short attempt the budget may not fit.
+        let full = cx.solver.timeout();
+        for r in &mut self.retries {
+            r.timeout = full;
+        }
         while !self.retries.is_empty() && !self.done() && !cx.solver.past_deadline() && self.error.is_none() {
             if let Err(e) = self.confirm_fuzzed().and_then(|()| self.retry_one(cx)) {
                 self.error = Some(e);
