@@ -30,17 +30,18 @@ fn main() {
     }
     let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
     println!(
-        "{:<9} {:>4} {:>5} {:>7} {:>7} {:>9} {:>14} {:>14} {:>6} {:>9}  verdict",
+        "{:<9} {:>4} {:>5} {:>7} {:>7} {:>11} {:>14} {:>14} {:>6} {:>9} {:>8}  verdict",
         "set",
         "true",
         "found",
         "pairs",
         "seconds",
-        "sym/fuzz",
+        "sym/fuzz/en",
         "branch q (s)",
         "diff q (s)",
         "seed q",
-        "fuzz runs"
+        "fuzz runs",
+        "enum (s)"
     );
     let (mut exact, mut total_time, mut apart, mut differing, mut n) = (0, 0.0, 0, 0, 0);
     for &name in SETS {
@@ -73,7 +74,9 @@ fn main() {
             differ.iter().filter(|&&&(a, b)| cluster(&r.clusters, a) != cluster(&r.clusters, b)).count();
         let by = |e: FoundBy| r.tests.iter().filter(|t| t.found_by == e).count();
         let q = &r.stats.query_kinds;
-        let verdict = if v.exact() {
+        let verdict = if v.exact() && !r.stats.partial {
+            "exact, proved".to_string()
+        } else if v.exact() {
             "exact".to_string()
         } else {
             format!(
@@ -83,7 +86,7 @@ fn main() {
             )
         };
         println!(
-            "{:<9} {:>4} {:>5} {:>3}/{:<3} {:>7.1} {:>4}/{:<4} {:>5} ({:>6.1}) {:>5} ({:>6.1}) {:>6} {:>9}  {verdict}",
+            "{:<9} {:>4} {:>5} {:>3}/{:<3} {:>7.1} {:>3}/{:>3}/{:<3} {:>5} ({:>6.1}) {:>5} ({:>6.1}) {:>6} {:>9} {:>8}  {verdict}",
             name,
             set.partition.len(),
             r.clusters.len(),
@@ -92,12 +95,14 @@ fn main() {
             seconds,
             by(FoundBy::Symbolic),
             by(FoundBy::Fuzzing),
+            by(FoundBy::Enumeration),
             q.branch.queries,
             q.branch.seconds,
             q.differential.queries,
             q.differential.seconds,
             q.seed.queries,
             r.stats.fuzzing.as_ref().map_or(0, |f| f.executions),
+            r.stats.enumeration.as_ref().map_or("-".to_string(), |e| format!("{:.1}", e.seconds)),
         );
         exact += v.exact() as usize;
         total_time += seconds;

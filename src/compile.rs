@@ -90,6 +90,12 @@ impl Toolchain {
     pub fn fuzz_server(&self, src: &Path, out: &Path) -> Result<(), CompileError> {
         let mut cmd = self.command(src);
         cmd.args(["-O0", "-fsanitize-coverage=trace-pc-guard", "-Dmain=__psychic_user_main"]);
+        // Enumeration runs many inputs in one process: exit() returns to it.
+        cmd.arg("-Wl,--wrap=exit");
+        // Our own trace-pc-guard callbacks are the whole runtime it needs;
+        // the sanitizers' common one would add megabytes that enumeration
+        // copies back before every run.
+        cmd.arg("-fno-sanitize-link-runtime");
         cmd.arg("-o")
             .arg(out)
             .arg(src)

@@ -75,7 +75,10 @@ fn every_set_has_differences_and_equivalences_in_its_domain() {
 
 /// `psychic diff-patches` on one set: the true partition, every reported
 /// test replays on the revisions' own builds (fork server, psychic's replay
-/// runtime) inside the `klee_assume`d domain, and no candidate is refuted.
+/// runtime) inside the `klee_assume`d domain, no candidate is refuted, and
+/// the answer is a proof: every set's domain is a box small enough for
+/// enumeration (`src/fuzz/sweep.rs`), which runs all of it, so the run ends
+/// when it knows, not at its budget.
 fn check(name: &'static str) {
     let _turn = handwritten::one_at_a_time();
     let set = Set::load(name);
@@ -85,10 +88,16 @@ fn check(name: &'static str) {
     let report = corpus::diff_patches(&psychic, &set.revisions, &flags, work.path()).unwrap();
     let bad = truth::replay_mismatches(&report, &work.path().join("out"), &set.revisions);
     handwritten::assert_exact(name, &report, &set.partition, &bad);
+    let e = report.stats.enumeration.as_ref().unwrap_or_else(|| panic!("{name}: no enumeration"));
+    assert_eq!(e.in_domain as usize, set.truth.len(), "{name}: the box is the domain: {e:?}");
+    assert_eq!(e.not_a_proof, None, "{name}: {e:?}");
+    assert!(!report.stats.partial, "{name}: {:?}", report.stats.partial_reasons);
+    for (c, v) in report.clusters.iter().zip(&report.cluster_verdicts) {
+        assert!(c.len() == 1 || v.proved_equivalent(), "{name}: {c:?} {v:?}");
+    }
 }
 
 #[test]
-#[ignore = "exact in 60 s since fuzzing (fixtures/hard/README.md); out of the default suite for its minute"]
 fn isqrt_newton_root() {
     check("isqrt");
 }
@@ -99,37 +108,31 @@ fn fraction_gcd_by_subtraction() {
 }
 
 #[test]
-#[ignore = "exact in 60 s since fuzzing (fixtures/hard/README.md); out of the default suite for its minute"]
 fn calendar_day_by_day() {
     check("calendar");
 }
 
 #[test]
-#[ignore = "issue 12: in 60 s p1 (the one order whose total is the limit to the cent) stays with the original; queries over 64-bit products divided by 10^4 time out, and fuzzing does not hit the product"]
 fn invoice_cents_and_limits() {
     check("invoice");
 }
 
 #[test]
-#[ignore = "issue 12: in 60 s p1 (the 3 loans paid off in the 480th month) stays with the original; the engine's branch queries through the month loop take the budget"]
 fn loan_month_by_month() {
     check("loan");
 }
 
 #[test]
-#[ignore = "issue 12: p1 (the 5 amounts that round to $2,000.00) is found by fuzzing in some 60 s runs, not all; differential queries over the subtraction loops take the budget"]
 fn change_by_repeated_subtraction() {
     check("change");
 }
 
 #[test]
-#[ignore = "issue 12: p3 (amount 184 alone) is found by fuzzing in some 60 s runs, not all (missed in a CI run)"]
 fn exchange_rate_in_millionths() {
     check("exchange");
 }
 
 #[test]
-#[ignore = "issue 12: p1 (1000 / 1, 2000 / 2, 2001 / 2) is found by fuzzing in some 60 s runs, not all; the engine's branch queries through the subtraction loops take the budget"]
 fn decimal_long_division() {
     check("decimal");
 }

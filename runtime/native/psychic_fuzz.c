@@ -26,14 +26,26 @@
  * read stdin, else 0. Then per request it reads u32 length and the
  * input, and writes per revision: i32 wait status (-1: timed out) and the
  * u64 FNV-1a hash of its stdout. Integers are little-endian.
+ *
+ * A request whose length is 0xffffffff asks for an enumeration instead: every
+ * input of a box run on every revision (see `enumerate` below). It is
+ * followed by u32 flags (1: the exit status counts, 2: stdout, 4:
+ * psychic_output records), u32 revisions to run at once, u32 count, then per object u32 size, i64 first
+ * value, u64 number of values. The server answers per revision: u32 inputs
+ * whose run crashed or ran out of time, u32 1 if some run asked for more
+ * symbolic bytes than the box has, then a u64 outcome per input, the
+ * first object's values varying slowest.
  */
 #define _GNU_SOURCE
+#include <link.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -44,6 +56,8 @@ int __psychic_user_main(int argc, char **argv, char **envp);
 /* In psychic_native.c. */
 void __psychic_stream(const unsigned char *bytes, size_t len);
 void __psychic_record_shape(int fd);
+size_t __psychic_stream_asked(void);
+extern void (*__psychic_on_output)(const char *name, const void *addr, size_t nbytes);
 
 static uint8_t *map;
 static uint32_t map_mask, revision_salt;
@@ -62,6 +76,7 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
     map[(*guard * 2654435761u + revision_salt) & map_mask]++;
 }
 
+static void die(const char *what) __attribute__((noreturn));
 static void die(const char *what) {
   perror(what);
   _exit(125);
@@ -138,10 +153,277 @@ static int run(int revision, const unsigned char *objects, size_t nobjects, cons
   return WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? -1 : status;
 }
 
-static int revisions[4096];
+/* On the heap: enumeration copies the program's .bss back before every run. */
+static int *revisions;
 static int nrevisions;
 
+/* Enumeration: every input of a small box, on one revision, in one process.
+ *
+ * A fork per run costs about 0.5 ms; a domain of a million inputs needs runs
+ * of microseconds. So one child runs the program's main again and again, and
+ * before each run puts back the writable memory of the program as it was
+ * before the first (its .data and .bss: globals and static locals; the heap
+ * only leaks). exit() returns to the loop by longjmp (the build wraps it),
+ * stdout is a stream that hashes what it is given. A run that crashes or
+ * hangs ends the child: its outcome says so, and a new child goes on from
+ * the next input. What this cannot put back (libc's own state: rand, strtok,
+ * open files) psychic rules out before it trusts an enumeration as a proof:
+ * see src/fuzz/sweep.rs. */
+
+#define OUT_OF_DOMAIN 0x5053594348494e00ull /* every status-120 run */
+#define CRASHED 0x5053594348494e10ull       /* | the wait status's low byte */
+#define TIMED_OUT 0x5053594348494e20ull
+
+struct sweep_ctl {
+  uint64_t next;  /* the input the child runs now, or the first it has not */
+  uint64_t hash;  /* of the current run's stdout and records */
+  uint64_t annotations;
+  int asked_more; /* some run asked for bytes the box has not */
+};
+
+static struct sweep_ctl *ctl;
+static uint64_t *outcomes;
+static int in_sweep;
+static jmp_buf sweep_exit;
+
+void __real_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status) {
+  if (in_sweep)
+    longjmp(sweep_exit, (status & 0xff) + 1);
+  __real_exit(status);
+}
+
+static void fnv_bytes(uint64_t *h, const void *buf, size_t n) {
+  const unsigned char *p = buf;
+  size_t i;
+  for (i = 0; i < n; i++)
+    *h = (*h ^ p[i]) * 0x100000001b3ull;
+}
+
+static ssize_t hash_write(void *cookie, const char *buf, size_t n) {
+  (void)cookie;
+  fnv_bytes(&ctl->hash, buf, n);
+  return (ssize_t)n;
+}
+
+static void hash_output(const char *name, const void *addr, size_t nbytes) {
+  fnv_bytes(&ctl->annotations, name ? name : "unnamed", strlen(name ? name : "unnamed") + 1);
+  fnv_bytes(&ctl->annotations, &nbytes, sizeof nbytes);
+  fnv_bytes(&ctl->annotations, addr, nbytes);
+}
+
+/* The program's writable memory outside RELRO (which is read-only once
+ * relocated), and a copy of it. */
+static struct {
+  char *at;
+  size_t len;
+  char *copy;
+} segments[8];
+static int nsegments;
+
+static int find_segments(struct dl_phdr_info *info, size_t size, void *data) {
+  uintptr_t relro_end = 0, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  int i;
+  (void)size;
+  (void)data;
+  for (i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO)
+      relro_end = (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + info->dlpi_phdr[i].p_memsz) & ~(page - 1);
+  for (i = 0; i < info->dlpi_phnum && nsegments < 8; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+      continue;
+    if (start < relro_end)
+      start = relro_end < end ? relro_end : end;
+    if (start < end) {
+      segments[nsegments].at = (char *)start;
+      segments[nsegments].len = end - start;
+      nsegments++;
+    }
+  }
+  return 1; /* the first object is the program itself */
+}
+
+static void snapshot(void) {
+  int i;
+  dl_iterate_phdr(find_segments, NULL);
+  /* All copies allocated first: `segments` itself lies in what is copied. */
+  for (i = 0; i < nsegments; i++)
+    if (!(segments[i].copy = malloc(segments[i].len)))
+      die("psychic fuzz server: malloc");
+  for (i = 0; i < nsegments; i++)
+    memcpy(segments[i].copy, segments[i].at, segments[i].len);
+}
+
+/* One run of main in this process: its exit status. */
+static int run_in_process(int argc, char **argv, char **envp) {
+  int r = setjmp(sweep_exit);
+  if (r == 0)
+    return __psychic_user_main(argc, argv, envp) & 0xff;
+  return r - 1;
+}
+
+/* Runs inputs ctl->next to n of the box on `revision`, one after the other;
+ * returns only by _exit. */
+static void sweep_child(int revision, const uint32_t *sizes, const int64_t *first, const uint64_t *counts,
+                        uint32_t nobjects, uint64_t n, uint32_t flags, int argc, char **argv, char **envp) {
+  unsigned char input[64 * 8];
+  size_t total = 0;
+  uint32_t k;
+  char rev[16];
+  FILE *hashed;
+  cookie_io_functions_t io = {NULL, hash_write, NULL, NULL};
+  struct itimerval on = {{0, 0}, {run_ms / 1000, (run_ms % 1000) * 1000}}, off = {{0, 0}, {0, 0}};
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  dup2(null_fd, 0);
+  /* A file of its own: fd 1 holds only what this child's runs write to it. */
+  if (dup2(memfd_create("psychic-sweep", 0), 1) != 1)
+    die("psychic fuzz server: memfd");
+  dup2(null_fd, 2);
+  snprintf(rev, sizeof rev, "%d", revision);
+  setenv("PSYCHIC_REVISION", rev, 1);
+  for (k = 0; k < nobjects; k++)
+    total += sizes[k];
+  hashed = fopencookie(NULL, "w", io);
+  if (!hashed || total > sizeof input)
+    die("psychic fuzz server: enumeration");
+  setvbuf(hashed, NULL, _IOFBF, 1 << 16);
+  map = NULL; /* no coverage: every input runs anyway */
+  __psychic_on_output = (flags & 4) ? hash_output : NULL;
+  in_sweep = 1;
+  snapshot();
+  for (; ctl->next < n; ctl->next++) {
+    int status;
+    uint64_t rest = ctl->next, raw, h;
+    size_t at = total;
+    for (k = nobjects; k-- > 0;) {
+      uint64_t v = (uint64_t)first[k] + rest % counts[k];
+      rest /= counts[k];
+      at -= sizes[k];
+      memcpy(input + at, &v, sizes[k]); /* little-endian */
+    }
+    for (k = 0; k < (uint32_t)nsegments; k++)
+      memcpy(segments[k].at, segments[k].copy, segments[k].len);
+    stdout = hashed;
+    ctl->hash = 0xcbf29ce484222325ull;
+    ctl->annotations = 0xcbf29ce484222325ull;
+    __psychic_stream(input, total);
+    setitimer(ITIMER_REAL, &on, NULL);
+    status = run_in_process(argc, argv, envp);
+    setitimer(ITIMER_REAL, &off, NULL);
+    fflush(hashed);
+    if (__psychic_stream_asked() > total)
+      ctl->asked_more = 1;
+    /* Bytes the program wrote to fd 1 itself. */
+    raw = (uint64_t)lseek(1, 0, SEEK_CUR);
+    if (raw > 0) {
+      uint64_t rh = fnv1a(1);
+      fnv_bytes(&ctl->hash, &rh, sizeof rh);
+      if (ftruncate(1, 0) != 0 || lseek(1, 0, SEEK_SET) != 0)
+        die("psychic fuzz server: memfd");
+    }
+    if (status == 120) {
+      outcomes[ctl->next] = OUT_OF_DOMAIN;
+      continue;
+    }
+    h = 0xcbf29ce484222325ull;
+    if (flags & 1)
+      fnv_bytes(&h, (const void *)&status, sizeof status);
+    if (flags & 2)
+      fnv_bytes(&h, &ctl->hash, sizeof ctl->hash);
+    if (flags & 4)
+      fnv_bytes(&h, &ctl->annotations, sizeof ctl->annotations);
+    /* Never one of the markers. */
+    outcomes[ctl->next] = (h & ~0xffull) == (OUT_OF_DOMAIN & ~0xffull) ? h ^ 0x100 : h;
+  }
+  _exit(0);
+}
+
+/* Answers an enumeration request (see the protocol above). */
+static void enumerate(int argc, char **argv, char **envp) {
+  uint32_t flags, jobs, nobjects, k, sizes[64], *abnormal;
+  int64_t first[64];
+  uint64_t counts[64], n = 1;
+  struct sweep_ctl *ctls;
+  uint64_t *all;
+  pid_t *pids;
+  int i, started = 0, running = 0;
+  if (!read_all(0, &flags, 4) || !read_all(0, &jobs, 4) || !read_all(0, &nobjects, 4) || nobjects > 64)
+    die("psychic fuzz server: enumeration request");
+  for (k = 0; k < nobjects; k++) {
+    if (!read_all(0, &sizes[k], 4) || !read_all(0, &first[k], 8) || !read_all(0, &counts[k], 8) ||
+        sizes[k] > 8 || counts[k] == 0)
+      die("psychic fuzz server: enumeration request");
+    n *= counts[k];
+  }
+  ctls = mmap(NULL, nrevisions * sizeof *ctls, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  all = mmap(NULL, nrevisions * n * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  pids = calloc((size_t)nrevisions, sizeof *pids);
+  abnormal = calloc((size_t)nrevisions, sizeof *abnormal);
+  if (ctls == MAP_FAILED || all == MAP_FAILED || !pids || !abnormal)
+    die("psychic fuzz server: mmap");
+  /* Up to `jobs` children at once, each a revision from ctls[i].next on. */
+  for (;;) {
+    int status;
+    pid_t pid;
+    while (running < (int)(jobs ? jobs : 1) && started < nrevisions) {
+      pid = fork();
+      if (pid < 0)
+        die("psychic fuzz server: fork");
+      if (pid == 0) {
+        ctl = &ctls[started];
+        outcomes = all + (size_t)started * n;
+        sweep_child(revisions[started], sizes, first, counts, nobjects, n, flags, argc, argv, envp);
+      }
+      pids[started++] = pid;
+      running++;
+    }
+    if (running == 0)
+      break;
+    pid = waitpid(-1, &status, 0);
+    if (pid < 0)
+      die("psychic fuzz server: waitpid");
+    for (i = 0; i < nrevisions && pids[i] != pid; i++)
+      ;
+    if (i == nrevisions)
+      continue;
+    running--;
+    if (ctls[i].next < n) { /* the run of input ctls[i].next ended the child */
+      all[(size_t)i * n + ctls[i].next] = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
+                                              ? TIMED_OUT
+                                              : CRASHED | (uint64_t)(status & 0xff);
+      abnormal[i]++;
+      if (++ctls[i].next < n) {
+        pid = fork();
+        if (pid < 0)
+          die("psychic fuzz server: fork");
+        if (pid == 0) {
+          ctl = &ctls[i];
+          outcomes = all + (size_t)i * n;
+          sweep_child(revisions[i], sizes, first, counts, nobjects, n, flags, argc, argv, envp);
+        }
+        pids[i] = pid;
+        running++;
+      }
+    }
+  }
+  for (i = 0; i < nrevisions; i++) {
+    put_u32(1, abnormal[i]);
+    put_u32(1, (uint32_t)ctls[i].asked_more);
+    write_all(1, all + (size_t)i * n, n * 8);
+  }
+  free(pids);
+  free(abnormal);
+  munmap(all, nrevisions * n * 8);
+  munmap(ctls, nrevisions * sizeof *ctls);
+}
+
 static void parse_revisions(const char *s) {
+  revisions = calloc(4096, sizeof *revisions);
+  if (!revisions)
+    die("psychic fuzz server: calloc");
   while (s && *s && nrevisions < 4096) {
     char *end;
     revisions[nrevisions++] = (int)strtol(s, &end, 10);
@@ -244,6 +526,10 @@ int main(int argc, char **argv, char **envp) {
     size_t k;
     if (!read_all(0, &len, 4))
       return 0;
+    if (len == 0xffffffffu) {
+      enumerate(argc, argv, envp);
+      continue;
+    }
     if (len > cap) {
       cap = len;
       input = realloc(input, cap);

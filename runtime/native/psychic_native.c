@@ -138,7 +138,7 @@ static int is_posix_object(const char *n) {
 /* The fuzz server's input: klee_make_symbolic takes the next bytes, zeros
  * once they run out, and no names are checked. */
 static const unsigned char *stream;
-static size_t stream_len, stream_pos;
+static size_t stream_len, stream_pos, stream_asked;
 static int streaming, shape_fd = -1;
 
 void __psychic_stream(const unsigned char *bytes, size_t len) {
@@ -146,7 +146,16 @@ void __psychic_stream(const unsigned char *bytes, size_t len) {
   stream = bytes;
   stream_len = len;
   stream_pos = 0;
+  stream_asked = 0;
 }
+
+/* The bytes klee_make_symbolic asked of the stream, whether it had them or
+ * not: more than the input's length means objects the input did not cover. */
+size_t __psychic_stream_asked(void) { return stream_asked; }
+
+/* Where psychic_output_bytes goes instead of PSYCHIC_ANNOTATIONS when set:
+ * the fuzz server's enumeration hashes the records. */
+void (*__psychic_on_output)(const char *name, const void *addr, size_t nbytes);
 
 /* Each klee_make_symbolic call appends "SIZE NAME\n" to fd. */
 void __psychic_record_shape(int fd) { shape_fd = fd; }
@@ -157,6 +166,7 @@ static void take_from_stream(void *addr, size_t nbytes, const char *name) {
     memcpy(addr, stream + stream_pos, n);
   memset((char *)addr + n, 0, nbytes - n);
   stream_pos += n;
+  stream_asked += nbytes;
   if (shape_fd >= 0)
     dprintf(shape_fd, "%zu %s\n", nbytes, name);
 }
@@ -290,6 +300,10 @@ void psychic_output_bytes(const char *name, const void *addr, size_t nbytes) {
   static FILE *out;
   const char *path = getenv("PSYCHIC_ANNOTATIONS");
   size_t i;
+  if (__psychic_on_output) {
+    __psychic_on_output(name, addr, nbytes);
+    return;
+  }
   if (!path)
     return;
   if (!out && !(out = fopen(path, "a")))

@@ -49,10 +49,15 @@ Tests come from two engines at once: the symbolic executor, and native different
 thread beside it (LibAFL; every revision runs on each input in a fork of the meta program's fuzz
 build, meta.fuzz), which takes the engine's path inputs as seeds. Every test of either is replayed
 on every revision before it counts; report.json's `found_by` says which engine found it. Fuzzing
-finds tests, never proofs. --no-fuzz leaves the engine alone.
+finds tests, never proofs. Where the program's first steps bound its input to a box of at most
+4,194,304 inputs (klee_assume((0 <= x) & (x < 1000)) on each klee_make_symbolic object), the
+fuzz server also runs every input of the box on every revision (enumeration, about 3 us a run):
+revisions alike on all of them are proved equivalent, and the run ends once every pair of
+revisions is told apart or proved. --no-fuzz leaves the engine alone.
 
 A cluster is \"proved equivalent\" only when every path of its revisions was explored exactly and
-every comparison between them settled. Whatever the engine approximated (a concretised value, a
+every comparison between them settled, or enumeration ran them alike on every input of the
+domain (report.json's stats.enumeration says whether its runs are a proof, and if not, why). Whatever the engine approximated (a concretised value, a
 libc-model gap, an unmodelled call, an unsupported instruction, a solver timeout, a path cut by a
 limit, states left when the budget ran out) is listed per revision in report.json's `coverage`, and
 the clusters it touches are \"not separated\", with the reasons; the report is then partial.
@@ -317,6 +322,11 @@ fn explore_and_report(
         run_timeout: dcfg.replay_timeout.min(Duration::from_secs(1)),
         constants: crate::fuzz::Constants::of_program(&meta.text),
         seed: 0x5053_5943,
+        deadline: a.exec.max_time.map(|s| start + Duration::from_secs_f64(s)),
+        enumeration_proof: match Module::declarations(&meta_bc) {
+            Ok(f) => crate::fuzz::sweep::proof_blocker(&f),
+            Err(e) => Some(e.to_string()),
+        },
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     if fuzz {
@@ -418,6 +428,7 @@ fn explore_and_report(
             separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
             query_kinds: query_kinds(solver, &diff.stats),
             fuzzing,
+            enumeration: diff.enumeration.clone(),
             ..report::Stats::default()
         },
     };
@@ -579,6 +590,10 @@ fn judge(
     report.cluster_verdicts = cluster::verdicts(&report.clusters, |c| {
         // The same text is the same program, whatever the engine saw of it.
         if c.iter().all(|&r| sources[r].text == sources[c[0]].text) {
+            return Vec::new();
+        }
+        // Every input of the domain ran alike on them.
+        if c.iter().all(|&a| c.iter().all(|&b| a == b || diff.proved(a, b))) {
             return Vec::new();
         }
         coverage.reasons(Some(c)).into_iter().chain(gaps(c)).collect()

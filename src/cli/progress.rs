@@ -106,10 +106,15 @@ impl<O: HaltObserver, F: Fn(&O) -> String> HaltObserver for Tracked<'_, O, F> {
         self.inner.on_end(cx)
     }
 
-    fn on_progress(&mut self, p: &exec::Progress<'_>) {
-        self.inner.on_progress(p);
+    fn on_domain(&mut self, domain: &exec::InputDomain) {
+        self.inner.on_domain(domain)
+    }
+
+    fn on_progress(&mut self, p: &exec::Progress<'_>) -> Control {
+        let control = self.inner.on_progress(p);
         if self.progress.shown() {
             self.progress.explored(p, &(self.extra)(&self.inner));
         }
+        control
     }
 }

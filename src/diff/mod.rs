@@ -75,6 +75,8 @@ pub enum FoundBy {
     Symbolic,
     /// Native differential fuzzing (`crate::fuzz`).
     Fuzzing,
+    /// Every input of the domain, run natively (`crate::fuzz::sweep`).
+    Enumeration,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -172,7 +174,13 @@ pub struct Differentiator<'a> {
     groups: Vec<Group>,
     /// `told_apart[a * n + b]`: some confirmed test separates a and b.
     told_apart: Vec<bool>,
+    /// `proved[a * n + b]`: a and b behave alike on every input of the
+    /// domain (enumeration's proof).
+    proved: Vec<bool>,
+    /// Pairs neither told apart nor proved equivalent.
     pairs_left: usize,
+    /// What enumeration did, if the domain was known.
+    pub enumeration: Option<crate::fuzz::EnumerationStats>,
     /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
@@ -228,6 +236,8 @@ impl<'a> Differentiator<'a> {
             program_args,
             groups: Vec::new(),
             told_apart: vec![false; revisions * revisions],
+            proved: vec![false; revisions * revisions],
+            enumeration: None,
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
             gaps: Default::default(),
             tests: Vec::new(),
@@ -261,11 +271,14 @@ impl<'a> Differentiator<'a> {
         self.fuzzer.take().map(crate::fuzz::Fuzzer::finish)
     }
 
-    /// Replays fuzzing's candidates; keeps those that tell apart a pair no
-    /// test has told apart.
+    /// Replays fuzzing's and enumeration's candidates; keeps those that tell
+    /// apart a pair no test has told apart. Then takes enumeration's proofs.
     pub fn confirm_fuzzed(&mut self) -> std::io::Result<()> {
         let found = self.fuzzer.as_ref().map(crate::fuzz::Fuzzer::take_found).unwrap_or_default();
-        for ktest in found {
+        let enumerated = self.fuzzer.as_ref().and_then(crate::fuzz::Fuzzer::take_enumerated);
+        let witnesses = enumerated.as_ref().map(|e| e.witnesses.clone()).unwrap_or_default();
+        let tests = found.into_iter().map(|t| (t, FoundBy::Fuzzing));
+        for (ktest, by) in witnesses.into_iter().map(|t| (t, FoundBy::Enumeration)).chain(tests) {
             if self.done() {
                 break;
             }
@@ -275,13 +288,49 @@ impl<'a> Differentiator<'a> {
             let new =
                 (0..n).any(|a| (0..n).any(|b| classes[a] != classes[b] && !self.apart(a as u32, b as u32)));
             if new {
-                self.keep(ktest, candidate, row, classes, Vec::new(), FoundBy::Fuzzing)?;
+                self.keep(ktest, candidate, row, classes, Vec::new(), by)?;
             } else {
                 self.stats.fuzz_redundant += 1;
                 std::fs::remove_file(&candidate)?;
             }
         }
+        if let Some(e) = enumerated {
+            self.take_proofs(e);
+        }
         Ok(())
+    }
+
+    /// Enumeration's equal pairs become proofs, once its witnesses are
+    /// confirmed, if it is a proof at all and native replay agrees with it
+    /// on every pair: a pair it found apart that replay did not confirm, or
+    /// a pair it found equal that a test tells apart, means its runs were not
+    /// the program's, and it proves nothing.
+    fn take_proofs(&mut self, e: crate::fuzz::Enumeration) {
+        let mut stats = e.stats;
+        let n = self.revisions;
+        let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == self.told_apart[i]);
+        if stats.not_a_proof.is_none()
+            && let Some(i) = disagree
+        {
+            stats.not_a_proof =
+                Some(format!("native replay disagrees with it on revisions {} and {}", i / n, i % n));
+        }
+        if stats.not_a_proof.is_none() {
+            for i in 0..n * n {
+                if i / n != i % n && e.equal[i] && !self.proved[i] {
+                    self.proved[i] = true;
+                    if i / n < i % n {
+                        self.pairs_left -= 1;
+                    }
+                }
+            }
+        }
+        self.enumeration = Some(stats);
+    }
+
+    /// Enumeration proved `a` and `b` equivalent on the whole domain.
+    pub fn proved(&self, a: usize, b: usize) -> bool {
+        self.proved[a * self.revisions + b]
     }
 
     /// No comparison of two paths failed to settle.
@@ -294,7 +343,8 @@ impl<'a> Differentiator<'a> {
         self.saw_input
     }
 
-    /// Every pair of revisions is told apart: nothing more to learn.
+    /// Every pair of revisions is told apart or proved equivalent: nothing
+    /// more to learn.
     pub fn done(&self) -> bool {
         self.pairs_left == 0
     }
@@ -336,9 +386,28 @@ impl<'a> Differentiator<'a> {
                 if classes[a] != classes[b] && !self.told_apart[a * self.revisions + b] {
                     self.told_apart[a * self.revisions + b] = true;
                     self.told_apart[b * self.revisions + a] = true;
-                    self.pairs_left -= 1;
+                    if self.proved[a * self.revisions + b] {
+                        self.void_proofs(a, b);
+                    } else {
+                        self.pairs_left -= 1;
+                    }
                 }
             }
+        }
+    }
+
+    /// A confirmed test told apart `a` and `b`, which enumeration proved
+    /// equivalent: none of its proofs stands.
+    fn void_proofs(&mut self, a: usize, b: usize) {
+        let n = self.revisions;
+        self.proved.iter_mut().for_each(|p| *p = false);
+        self.pairs_left = (0..n)
+            .flat_map(|x| (x + 1..n).map(move |y| (x, y)))
+            .filter(|&(x, y)| !self.told_apart[x * n + y])
+            .count();
+        if let Some(st) = &mut self.enumeration {
+            st.not_a_proof =
+                Some(format!("a confirmed test tells apart revisions {a} and {b}, which it found equal"));
         }
     }
 
@@ -593,6 +662,25 @@ impl HaltObserver for Differentiator<'_> {
             }
         }
         self.stats.differential_seconds += (cx.solver.stats().total_time - before).as_secs_f64();
+    }
+
+    fn on_domain(&mut self, domain: &crate::exec::InputDomain) {
+        if let Some(f) = &self.fuzzer {
+            f.enumerate(domain.clone());
+        }
+    }
+
+    /// What the native engines found meanwhile: exploration may not halt a
+    /// path for a long while.
+    fn on_progress(&mut self, _: &crate::exec::Progress<'_>) -> Control {
+        if let Some(f) = &self.fuzzer {
+            f.wait_for_proof();
+        }
+        if let Err(e) = self.confirm_fuzzed() {
+            self.error = Some(e);
+            return Control::Stop;
+        }
+        if self.done() { Control::Stop } else { Control::Continue }
     }
 
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {

@@ -103,6 +103,7 @@ pub struct Executor<'m> {
     /// so an access through it resolves to its own object or is an error
     /// (`Executor::resolve`).
     pub(super) provenance: HashMap<ExprId, Option<u64>>,
+    pub(super) domain: super::domain::DomainWindow,
 }
 
 impl<'m> Executor<'m> {
@@ -149,6 +150,7 @@ impl<'m> Executor<'m> {
             warnings: Vec::new(),
             warned: HashSet::new(),
             provenance: HashMap::new(),
+            domain: Default::default(),
             observer_stopped: false,
             stop: None,
             coverage: Coverage::new(num_revisions),
@@ -198,7 +200,12 @@ impl<'m> Executor<'m> {
                     solver: self.solver.stats(),
                     live_states: self.states.len(),
                 };
-                obs.on_progress(&p);
+                if obs.on_progress(&p) == Control::Stop && self.stop.is_none() {
+                    self.stop = Some("stopped by the halt observer".into());
+                    self.observer_stopped = true;
+                    self.end_all("stopped by the halt observer");
+                    break;
+                }
             }
             if let Some(reason) = self.limit_reached(start, steps) {
                 self.stop = Some(reason.clone());
@@ -244,6 +251,9 @@ impl<'m> Executor<'m> {
                     self.state_mut(c).ptree_node = l;
                 }
             }
+            if !added.is_empty() || halted.is_some() || !st.approximations.is_empty() {
+                self.report_domain();
+            }
             let mut removed = Vec::new();
             match halted {
                 Some(t) => {
@@ -275,6 +285,14 @@ impl<'m> Executor<'m> {
             warnings: self.warnings.clone(),
             stopped_early: self.stop.clone(),
             coverage: self.coverage.clone(),
+        }
+    }
+
+    fn report_domain(&mut self) {
+        if let Some(d) = self.close_domain()
+            && let Some(obs) = self.observer.as_mut()
+        {
+            obs.on_domain(&d);
         }
     }
 

@@ -14,6 +14,7 @@ mod access;
 mod alloc;
 mod calls;
 pub mod coverage;
+mod domain;
 mod executor;
 mod float;
 mod instructions;
@@ -33,6 +34,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 pub use coverage::{ApproxKind, Approximation, Coverage};
+pub use domain::{DomainObject, InputDomain};
 pub use executor::Executor;
 pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
@@ -185,11 +187,18 @@ pub trait HaltObserver {
 
     /// Called about every [`PROGRESS_INTERVAL`] while the run goes on (progress
     /// lines, periodic statistics).
-    fn on_progress(&mut self, _progress: &Progress<'_>) {}
+    /// `Control::Stop` ends the run as `on_halt`'s does.
+    fn on_progress(&mut self, _progress: &Progress<'_>) -> Control {
+        Control::Continue
+    }
 
     /// Called once when exploration has ended, before the run returns: work
     /// put off for the sake of exploration (the solver's deadline still holds).
     fn on_end(&mut self, _cx: &mut HaltContext<'_>) {}
+
+    /// Called once, early, if the program's first steps bound every input
+    /// to a box (`domain`).
+    fn on_domain(&mut self, _domain: &InputDomain) {}
 }
 
 /// How often [`HaltObserver::on_progress`] is called.
@@ -210,12 +219,16 @@ impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
         (**self).on_halt(path, cx)
     }
 
-    fn on_progress(&mut self, progress: &Progress<'_>) {
+    fn on_progress(&mut self, progress: &Progress<'_>) -> Control {
         (**self).on_progress(progress)
     }
 
     fn on_end(&mut self, cx: &mut HaltContext<'_>) {
         (**self).on_end(cx)
+    }
+
+    fn on_domain(&mut self, domain: &InputDomain) {
+        (**self).on_domain(domain)
     }
 }
 

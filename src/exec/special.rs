@@ -292,6 +292,7 @@ impl Executor<'_> {
                 let ge = self.pool.sge(e, kl);
                 let lt = self.pool.slt(e, kh);
                 st.constraints.extend([ge, lt]);
+                self.note_domain(st);
                 Some(x)
             }
             Handler::Assume => {
@@ -306,7 +307,10 @@ impl Executor<'_> {
                     Some(_) => {}
                     None => match self.solver.may_be_true(&self.pool, &st.constraints, cond) {
                         Ok(false) => return Err(Stop::Halt(Box::new(Termination::Silent))),
-                        Ok(true) => st.constraints.push(cond),
+                        Ok(true) => {
+                            st.constraints.push(cond);
+                            self.note_domain(st);
+                        }
                         Err(e) => return Err(self.solver_error(st, e)),
                     },
                 }
@@ -455,6 +459,7 @@ impl Executor<'_> {
         let bytes: Vec<Byte> = (0..n).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.write_bytes(st, place, &bytes);
         st.symbolics.push(SymbolicObject { name, array, size: n });
+        self.note_domain(st);
     }
 
     /// A fresh symbolic 32-bit input (`klee_int`).
@@ -463,6 +468,7 @@ impl Executor<'_> {
         let array = self.pool.array(&name, 4, seq);
         self.bind_seeds(st, seq, array, 4, &name);
         st.symbolics.push(SymbolicObject { name, array, size: 4 });
+        self.note_domain(st);
         let bytes: Vec<Byte> = (0..4).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.scalar_from_bytes(&bytes, 32)
     }

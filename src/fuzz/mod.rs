@@ -15,10 +15,11 @@
 mod constants;
 mod mutate;
 pub mod server;
+pub mod sweep;
 
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -41,8 +42,10 @@ use libafl_bolts::tuples::tuple_list;
 pub use constants::Constants;
 use mutate::Layout;
 use server::{CoverageMap, Run, Server};
+pub use sweep::{Enumeration, EnumerationStats};
 
 use crate::diff::confirm::OutputSelection;
+use crate::exec::InputDomain;
 use crate::ktest::{KTest, Object};
 
 /// What the fuzzer needs to know of the run.
@@ -60,6 +63,12 @@ pub struct FuzzConfig {
     pub run_timeout: Duration,
     pub constants: Constants,
     pub seed: u64,
+    /// Why running every input of the domain would prove nothing (the
+    /// program calls what enumeration cannot put back between runs); none:
+    /// it proves.
+    pub enumeration_proof: Option<String>,
+    /// The end of the run's budget, if it has one.
+    pub deadline: Option<Instant>,
 }
 
 /// What fuzzing did, for the report.
@@ -91,6 +100,14 @@ struct Shared {
     last_new_ms: AtomicU64,
     executions: AtomicU64,
     candidates: AtomicU64,
+    /// The domain to enumerate, once the engine knows it; then the result.
+    domain: Mutex<Option<InputDomain>>,
+    enumerated: Mutex<Option<Enumeration>>,
+    /// The fuzz server, killed at the stop while it enumerates.
+    server_pid: AtomicU32,
+    enumerating: AtomicBool,
+    /// An enumeration that may prove runs on every core.
+    proving: AtomicBool,
 }
 
 /// A fuzzing thread.
@@ -98,6 +115,7 @@ pub struct Fuzzer {
     shared: Arc<Shared>,
     thread: JoinHandle<FuzzStats>,
     start: Instant,
+    deadline: Option<Instant>,
 }
 
 impl Fuzzer {
@@ -105,11 +123,14 @@ impl Fuzzer {
         let n = cfg.revisions;
         let shared = Arc::new(Shared { apart: Mutex::new(vec![false; n * n]), ..Shared::default() });
         let start = Instant::now();
+        let deadline = cfg.deadline;
         let thread = {
             let shared = shared.clone();
             std::thread::spawn(move || {
                 let mut stats = FuzzStats::default();
-                if let Err(e) = fuzz(&cfg, &shared, &mut stats, start) {
+                if let Err(e) = fuzz(&cfg, &shared, &mut stats, start)
+                    && !shared.stop.load(Ordering::Relaxed)
+                {
                     stats.error = Some(e.to_string());
                 }
                 stats.executions = shared.executions.load(Ordering::Relaxed);
@@ -118,12 +139,33 @@ impl Fuzzer {
                 stats
             })
         };
-        Fuzzer { shared, thread, start }
+        Fuzzer { shared, thread, start, deadline }
     }
 
     /// An input the engine found (a path's model): a seed for the corpus.
     pub fn seed(&self, test: &KTest) {
         self.shared.seeds.lock().expect("not poisoned").push(test.clone());
+    }
+
+    /// Every input lies in `domain`: the thread runs all of its inputs, if
+    /// they are few enough, before it fuzzes on.
+    pub fn enumerate(&self, domain: InputDomain) {
+        *self.shared.domain.lock().expect("not poisoned") = Some(domain);
+    }
+
+    /// Waits while an enumeration that may prove runs (within the budget):
+    /// its runs take every core, and what they prove the engine need not
+    /// search for.
+    pub fn wait_for_proof(&self) {
+        while self.shared.proving.load(Ordering::Relaxed) && self.deadline.is_none_or(|d| Instant::now() < d)
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The enumeration's result, once.
+    pub fn take_enumerated(&self) -> Option<Enumeration> {
+        self.shared.enumerated.lock().expect("not poisoned").take()
     }
 
     /// The outcome classes of a confirmed test: its pairs need no more tests.
@@ -157,6 +199,13 @@ impl Fuzzer {
     /// Stops the thread; its statistics.
     pub fn finish(self) -> FuzzStats {
         self.shared.stop.store(true, Ordering::Relaxed);
+        if self.shared.enumerating.load(Ordering::Relaxed) {
+            // An enumeration runs for seconds without a word: the run's end
+            // does not wait for it.
+            // SAFETY: kill(2) on the server's pid, which the thread's Server
+            // still owns (and reaps) while `enumerating` is set.
+            unsafe { libc::kill(self.shared.server_pid.load(Ordering::Relaxed) as i32, libc::SIGKILL) };
+        }
         self.thread.join().unwrap_or_else(|_| FuzzStats {
             error: Some("the fuzzing thread panicked".into()),
             ..FuzzStats::default()
@@ -167,7 +216,8 @@ impl Fuzzer {
 /// Runs every revision through the server and turns the outcomes into the
 /// pair map and candidate tests.
 struct DiffExecutor<'a> {
-    server: Server,
+    /// Shared with the loop, which enumerates with it.
+    server: Rc<std::cell::RefCell<Server>>,
     cfg: &'a FuzzConfig,
     shared: &'a Shared,
     layout: Rc<Layout>,
@@ -193,7 +243,11 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             return Ok(ExitKind::Ok);
         }
         let bytes = input.mutator_bytes();
-        let runs = self.server.run(bytes).map_err(|e| libafl::Error::unknown(format!("fuzz server: {e}")))?;
+        let runs = self
+            .server
+            .borrow_mut()
+            .run(bytes)
+            .map_err(|e| libafl::Error::unknown(format!("fuzz server: {e}")))?;
         self.shared.executions.fetch_add(1, Ordering::Relaxed);
         if runs.iter().all(Run::violates_assume) {
             // Outside the domain: neither its coverage nor anything else counts.
@@ -204,9 +258,10 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
         self.layout.widen(bytes);
         let n = self.cfg.revisions;
         let outputs = self.cfg.outputs;
+        let reps = self.server.borrow().revisions.clone();
         let behaviour = |r: usize| {
             let rep = self.cfg.same_as.get(r).copied().unwrap_or(r);
-            let i = self.server.revisions.iter().position(|&x| x == rep).expect("every text runs");
+            let i = reps.iter().position(|&x| x == rep).expect("every text runs");
             let run = runs[i];
             (outputs.exit.then_some(run.status), outputs.stdout.then_some(run.stdout))
         };
@@ -278,7 +333,9 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     // The concrete words of the command line, as replay passes them.
     let args = crate::posix::replay_env(&ktest(&cfg.argv, &Layout::default(), &[])).args;
     let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout)?;
+    shared.server_pid.store(server.id(), Ordering::Relaxed);
     let layout = Rc::new(Layout::new(server.shape.clone(), server.reads_stdin, cfg.constants.clone()));
+    let server = Rc::new(std::cell::RefCell::new(server));
     let n = cfg.revisions;
     let mut pairs = vec![0u8; (n * n).max(1)];
     // SAFETY: both maps outlive the observers, which live in this function.
@@ -301,7 +358,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         coverage: map.as_mut_ptr(),
         pairs: pairs.as_mut_ptr(),
         sent: vec![0; n * n],
-        server,
+        server: server.clone(),
         cfg,
         shared,
         layout: layout.clone(),
@@ -325,6 +382,13 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     fuzzer.add_input(&mut state, &mut executor, &mut mgr, zero).map_err(err)?;
     let mut corpus = state.corpus().count();
     while !shared.stop.load(Ordering::Relaxed) {
+        let domain = shared.domain.lock().expect("not poisoned").take();
+        if let Some(domain) = domain {
+            shared.enumerating.store(true, Ordering::Relaxed);
+            let e = sweep::enumerate(&mut server.borrow_mut(), cfg, &layout, &domain, &shared.proving);
+            shared.enumerating.store(false, Ordering::Relaxed);
+            *shared.enumerated.lock().expect("not poisoned") = Some(e?);
+        }
         let seeds = std::mem::take(&mut *shared.seeds.lock().expect("not poisoned"));
         for s in seeds {
             stats.seeds += 1;

@@ -151,6 +151,66 @@ impl Server {
     }
 }
 
+/// One object of an enumerated box: `count` values from `first`, written in
+/// `size` bytes, little-endian.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    pub size: u32,
+    pub first: i64,
+    pub count: u64,
+}
+
+/// What one revision did on every input of a box.
+pub struct Enumerated {
+    /// One outcome per input (see `psychic_fuzz.c`): equal outcomes, equal
+    /// behaviour under the outputs asked for.
+    pub outcomes: Vec<u64>,
+    /// Runs that crashed or ran out of time.
+    pub abnormal: u32,
+    /// Some run asked for more symbolic bytes than the box has.
+    pub asked_more: bool,
+}
+
+/// The outcome of every run outside the `klee_assume`d domain.
+pub const OUT_OF_DOMAIN: u64 = 0x5053_5943_4849_4e00;
+
+impl Server {
+    /// Runs every revision on every input of `ranges` (the first object's
+    /// values varying slowest); `flags` say which outputs count (1: exit
+    /// status, 2: stdout, 4: psychic_output records), `jobs` revisions at
+    /// once. One answer per revision, in the order of `revisions`.
+    pub fn enumerate(&mut self, ranges: &[Range], flags: u32, jobs: u32) -> io::Result<Vec<Enumerated>> {
+        let n: u64 = ranges.iter().map(|r| r.count).product();
+        let mut req = Vec::new();
+        req.extend_from_slice(&u32::MAX.to_le_bytes());
+        req.extend_from_slice(&flags.to_le_bytes());
+        req.extend_from_slice(&jobs.to_le_bytes());
+        req.extend_from_slice(&(ranges.len() as u32).to_le_bytes());
+        for r in ranges {
+            req.extend_from_slice(&r.size.to_le_bytes());
+            req.extend_from_slice(&r.first.to_le_bytes());
+            req.extend_from_slice(&r.count.to_le_bytes());
+        }
+        self.to.write_all(&req)?;
+        self.to.flush()?;
+        let mut out = Vec::with_capacity(self.revisions.len());
+        for _ in &self.revisions {
+            let abnormal = read_u32(&mut self.from)?;
+            let asked_more = read_u32(&mut self.from)? != 0;
+            let mut bytes = vec![0u8; n as usize * 8];
+            self.from.read_exact(&mut bytes)?;
+            let outcomes =
+                bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+            out.push(Enumerated { outcomes, abnormal, asked_more });
+        }
+        Ok(out)
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();

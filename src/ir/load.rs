@@ -40,6 +40,18 @@ pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
     Ok(t.out)
 }
 
+/// The functions `path` declares and does not define: what it calls outside
+/// itself.
+pub(super) fn declarations(path: &Path) -> Result<Vec<String>, LoadError> {
+    let ctx = Context::create();
+    let module = parse(&ctx, path)?;
+    Ok(module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect())
+}
+
 fn parse<'c>(ctx: &'c Context, path: &Path) -> Result<inkwell::module::Module<'c>, LoadError> {
     let buf = MemoryBuffer::create_from_file(path)
         .map_err(|e| LoadError::Read { path: path.to_path_buf(), msg: e.to_string() })?;

@@ -504,6 +504,11 @@ impl Module {
     /// Reads a program's bitcode, links libraries' bitcode into it (such as
     /// the libc model; weak definitions yield to the program's), and
     /// translates the result.
+    /// The functions the program at `path` declares and does not define.
+    pub fn declarations(path: &std::path::Path) -> Result<Vec<String>, LoadError> {
+        load::declarations(path)
+    }
+
     pub fn load_linked(
         program: &std::path::Path,
         libraries: &[&std::path::Path],

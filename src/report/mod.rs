@@ -261,6 +261,10 @@ pub struct Stats {
     /// Native differential fuzzing beside the engine, if it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuzzing: Option<FuzzStats>,
+    /// Every input of the domain run natively, where the domain is a small
+    /// box (`fuzz::sweep`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enumeration: Option<crate::fuzz::EnumerationStats>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

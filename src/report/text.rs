@@ -41,7 +41,11 @@ pub fn summary(r: &Report) -> String {
     }
     for t in &r.tests {
         let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
-        let by = if t.found_by == super::FoundBy::Fuzzing { "  [found by fuzzing]" } else { "" };
+        let by = match t.found_by {
+            super::FoundBy::Symbolic => "",
+            super::FoundBy::Fuzzing => "  [found by fuzzing]",
+            super::FoundBy::Enumeration => "  [found by enumeration]",
+        };
         let _ = writeln!(s, "  #{} {}  ({}){by}", t.id, inputs.join(" "), t.ktest);
         for o in &t.outcomes {
             let _ = writeln!(
@@ -108,6 +112,18 @@ pub fn summary(r: &Report) -> String {
             f.seeds,
             found,
             f.error.as_ref().map(|e| format!(" (stopped: {e})")).unwrap_or_default()
+        );
+    }
+    if let Some(e) = &st.enumeration {
+        let found = r.tests.iter().filter(|t| t.found_by == super::FoundBy::Enumeration).count();
+        let what = match &e.not_a_proof {
+            None => "a proof for the clusters it leaves together".to_string(),
+            Some(why) => format!("no proof: {why}"),
+        };
+        let _ = writeln!(
+            s,
+            "enumeration: {} inputs ({} in the domain: {}) run on every revision in {:.1}s, {} of the tests; {what}",
+            e.inputs, e.in_domain, e.domain, e.seconds, found
         );
     }
     coverage(r, &mut s);

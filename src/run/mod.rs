@@ -337,7 +337,7 @@ impl HaltObserver for TestWriter {
         }
     }
 
-    fn on_progress(&mut self, p: &Progress<'_>) {
+    fn on_progress(&mut self, p: &Progress<'_>) -> Control {
         let elapsed = p.stats.elapsed;
         if self.last_stats_row.is_none_or(|t| elapsed >= t + STATS_INTERVAL)
             && let Err(e) = self.stats_row(p.stats, p.solver, p.live_states)
@@ -345,7 +345,7 @@ impl HaltObserver for TestWriter {
             self.error.get_or_insert(e);
         }
         if !self.opts.progress || elapsed < PROGRESS_AFTER {
-            return;
+            return Control::Continue;
         }
         let bar = self.console.bar.get_or_insert_with(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -362,6 +362,7 @@ impl HaltObserver for TestWriter {
             p.solver.queries
         ));
         bar.tick();
+        Control::Continue
     }
 }
 
