@@ -1,13 +1,14 @@
 //! The input domain, where the program's first steps bound it to a box.
 //!
-//! Until the run first forks, splits its revisions, approximates or halts,
-//! one state stands for every input: each input either follows it or fails
-//! a `klee_assume` on the way (natively, status 120, on every revision, as
-//! no revision has split off yet). So the constraints of that state at its
-//! last `klee_assume` in that stretch hold for every input of the domain,
-//! and the range of each object under them is a box that holds the whole
-//! domain. Where the box is small, running every input of it natively on
-//! every revision is a proof (`crate::fuzz`'s enumeration).
+//! Until a path first forks on an input, approximates or halts, it stands
+//! for every input of its revisions: each input either follows it or fails
+//! a `klee_assume` on the way (natively, status 120). So its constraints at
+//! its last `klee_assume` in that stretch hold for every input of its
+//! revisions' domain, and the range of each object under them is a box that
+//! holds that domain. A split on the revision begins two such paths; the
+//! domain is the hull of every revision's box. Where it is small, running
+//! every input of it natively on every revision is a proof
+//! (`crate::fuzz`'s enumeration).
 
 use super::executor::Executor;
 use super::state::{ExecutionState, SymbolicObject};
@@ -35,6 +36,24 @@ pub struct DomainObject {
 }
 
 impl InputDomain {
+    /// The least box holding both, if they have the same objects.
+    fn hull(&self, other: &InputDomain) -> Option<InputDomain> {
+        if self.objects.len() != other.objects.len() {
+            return None;
+        }
+        let objects = self.objects.iter().zip(&other.objects).map(|(a, b)| {
+            let same = a.name == b.name && a.size == b.size && a.signed == b.signed;
+            let last = |o: &DomainObject| o.first as i128 + o.count as i128 - 1;
+            let (lo, hi) = ((a.first as i128).min(b.first as i128), last(a).max(last(b)));
+            same.then(|| DomainObject {
+                first: lo as i64,
+                count: u64::try_from(hi - lo + 1).unwrap_or(u64::MAX),
+                ..a.clone()
+            })
+        });
+        Some(InputDomain { objects: objects.collect::<Option<_>>()? })
+    }
+
     /// The inputs of the box, saturating.
     pub fn inputs(&self) -> u64 {
         self.objects.iter().fold(1u64, |n, o| n.saturating_mul(o.count))
@@ -54,38 +73,85 @@ impl InputDomain {
     }
 }
 
-/// The stretch of the run in which one state stands for every input.
+/// The stretch of the run in which a path stands for every input of its
+/// revisions: from the start until it forks on an input, approximates or
+/// halts. A split on the revision does not end it: each side stands for
+/// every input of its own revisions.
 #[derive(Default)]
 pub(super) struct DomainWindow {
-    /// The state's inputs and constraints at its latest `klee_assume`.
-    seen: Option<(Vec<SymbolicObject>, Vec<ExprId>)>,
+    /// Per revision, its path's inputs and constraints at its latest
+    /// `klee_make_symbolic` or `klee_assume` in the stretch.
+    seen: Vec<Option<(Vec<SymbolicObject>, Vec<ExprId>)>>,
+    /// Live states whose stretch goes on; the initial one to begin with.
+    open: usize,
     closed: bool,
 }
 
+impl DomainWindow {
+    pub(super) fn new(revisions: u32) -> DomainWindow {
+        DomainWindow { seen: vec![None; revisions as usize], open: 1, closed: false }
+    }
+}
+
+impl ExecutionState {
+    /// This path still stands for every input of its revisions.
+    pub(super) fn domain_open(&self) -> bool {
+        self.domain_constraints == self.constraints.len() && self.approximations.is_empty()
+    }
+}
+
 impl Executor<'_> {
-    /// After a `klee_assume` (or `klee_range`) on `st`: while `st` is still
-    /// the run's only state, exact, and unsplit, its constraints bound the
-    /// domain.
-    pub(super) fn note_domain(&mut self, st: &ExecutionState) {
-        if !self.domain.closed
-            && self.stats.states_created == 1
-            && self.forked.is_empty()
-            && st.approximations.is_empty()
+    /// After a `klee_make_symbolic`, or a `klee_assume` (or `klee_range`)
+    /// that added `added` constraints to `st`: while `st` stands for every
+    /// input of its revisions, its constraints bound their domain.
+    pub(super) fn note_domain(&mut self, st: &mut ExecutionState, added: usize) {
+        if self.domain.closed
+            || !st.approximations.is_empty()
+            || st.constraints.len() != st.domain_constraints + added
         {
-            self.domain.seen = Some((st.symbolics.clone(), st.constraints.clone()));
+            return;
+        }
+        st.domain_constraints = st.constraints.len();
+        for r in st.revisions.iter() {
+            self.domain.seen[r as usize] = Some((st.symbolics.clone(), st.constraints.clone()));
         }
     }
 
-    /// The window closes at the run's first fork, split, approximation or
-    /// halt: the box of what it saw, once.
-    pub(super) fn close_domain(&mut self) -> Option<InputDomain> {
+    /// Counts the stretches a step ended (`before`: the stepped state's was
+    /// open when it began) and began (its children's); when none is left,
+    /// the box of what they saw, once.
+    pub(super) fn step_domain(
+        &mut self,
+        before: bool,
+        st: &ExecutionState,
+        halted: bool,
+        children: &[ExecutionState],
+    ) -> Option<InputDomain> {
         if self.domain.closed {
             return None;
         }
+        let after = !halted && st.domain_open();
+        let born = children.iter().filter(|c| c.domain_open()).count();
+        self.domain.open = self.domain.open + born + usize::from(after) - usize::from(before);
+        if self.domain.open > 0 {
+            return None;
+        }
         self.domain.closed = true;
-        let (objects, constraints) = self.domain.seen.take()?;
-        let objects = objects.iter().map(|o| self.object_range(o, &constraints)).collect::<Option<_>>()?;
-        Some(InputDomain { objects })
+        let seen = std::mem::take(&mut self.domain.seen);
+        // Each revision's own box; the domain is their hull, over the same
+        // objects.
+        let mut boxes: Vec<(&(Vec<SymbolicObject>, Vec<ExprId>), InputDomain)> = Vec::new();
+        for s in &seen {
+            let s = s.as_ref()?;
+            if boxes.iter().any(|(k, _)| *k == s) {
+                continue;
+            }
+            let objects = s.0.iter().map(|o| self.object_range(o, &s.1)).collect::<Option<_>>()?;
+            boxes.push((s, InputDomain { objects }));
+        }
+        let mut boxes = boxes.into_iter().map(|(_, b)| b);
+        let first = boxes.next()?;
+        boxes.try_fold(first, |hull, b| hull.hull(&b))
     }
 
     /// The narrower of the unsigned and the signed range of `o` under

@@ -150,7 +150,7 @@ impl<'m> Executor<'m> {
             warnings: Vec::new(),
             warned: HashSet::new(),
             provenance: HashMap::new(),
-            domain: Default::default(),
+            domain: super::domain::DomainWindow::new(num_revisions),
             observer_stopped: false,
             stop: None,
             coverage: Coverage::new(num_revisions),
@@ -218,6 +218,7 @@ impl<'m> Executor<'m> {
                 self.searcher.select(&view)
             };
             let mut st = self.slot(sid).take().expect("searcher selected a live state");
+            let domain_open = st.domain_open();
             // A bug in the engine must not take the whole run down: the state
             // that hit it ends with an internal error, the others go on.
             let halted = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -239,6 +240,11 @@ impl<'m> Executor<'m> {
             };
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
+            if let Some(d) = self.step_domain(domain_open, &st, halted.is_some(), &children)
+                && let Some(obs) = self.observer.as_mut()
+            {
+                obs.on_domain(&d);
+            }
             for mut c in children {
                 self.follow_seeds(&mut c);
                 added.push(self.insert_state(c));
@@ -250,9 +256,6 @@ impl<'m> Executor<'m> {
                 for (&c, &l) in added.iter().zip(&leaves[1..]) {
                     self.state_mut(c).ptree_node = l;
                 }
-            }
-            if !added.is_empty() || halted.is_some() || !st.approximations.is_empty() {
-                self.report_domain();
             }
             let mut removed = Vec::new();
             match halted {
@@ -285,14 +288,6 @@ impl<'m> Executor<'m> {
             warnings: self.warnings.clone(),
             stopped_early: self.stop.clone(),
             coverage: self.coverage.clone(),
-        }
-    }
-
-    fn report_domain(&mut self) {
-        if let Some(d) = self.close_domain()
-            && let Some(obs) = self.observer.as_mut()
-        {
-            obs.on_domain(&d);
         }
     }
 

@@ -292,7 +292,7 @@ impl Executor<'_> {
                 let ge = self.pool.sge(e, kl);
                 let lt = self.pool.slt(e, kh);
                 st.constraints.extend([ge, lt]);
-                self.note_domain(st);
+                self.note_domain(st, 2);
                 Some(x)
             }
             Handler::Assume => {
@@ -309,7 +309,7 @@ impl Executor<'_> {
                         Ok(false) => return Err(Stop::Halt(Box::new(Termination::Silent))),
                         Ok(true) => {
                             st.constraints.push(cond);
-                            self.note_domain(st);
+                            self.note_domain(st, 1);
                         }
                         Err(e) => return Err(self.solver_error(st, e)),
                     },
@@ -459,7 +459,7 @@ impl Executor<'_> {
         let bytes: Vec<Byte> = (0..n).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.write_bytes(st, place, &bytes);
         st.symbolics.push(SymbolicObject { name, array, size: n });
-        self.note_domain(st);
+        self.note_domain(st, 0);
     }
 
     /// A fresh symbolic 32-bit input (`klee_int`).
@@ -468,7 +468,7 @@ impl Executor<'_> {
         let array = self.pool.array(&name, 4, seq);
         self.bind_seeds(st, seq, array, 4, &name);
         st.symbolics.push(SymbolicObject { name, array, size: 4 });
-        self.note_domain(st);
+        self.note_domain(st, 0);
         let bytes: Vec<Byte> = (0..4).map(|i| Byte::S(self.pool.read_input(array, i))).collect();
         self.scalar_from_bytes(&bytes, 32)
     }

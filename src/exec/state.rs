@@ -249,6 +249,10 @@ pub struct ExecutionState {
     pub(super) ptree_node: usize,
     /// Where the engine narrowed behaviour on this path so far, each once.
     pub approximations: Vec<Approximation>,
+    /// While every constraint so far came from `klee_assume` (their number)
+    /// and nothing was approximated, this path stands for every input of
+    /// its revisions (`exec::domain`).
+    pub(super) domain_constraints: usize,
 }
 
 impl ExecutionState {
@@ -269,6 +273,7 @@ impl ExecutionState {
             seeds_checked: 0,
             ptree_node: 0,
             approximations: Vec::new(),
+            domain_constraints: 0,
         }
     }
 
