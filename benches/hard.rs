@@ -1,11 +1,13 @@
 //! The hard ground-truth corpus (`fixtures/hard/`): `psychic diff-patches`
 //! with each set's own budget against the exhaustive truth. One row per set:
 //! clusters true and found, revision pairs that differ and how many were told
-//! apart, time, tests by engine (symbolic, fuzzing), and solver calls by kind
-//! (engine branches, differential, seed models) with their seconds.
+//! apart, time, tests by engine (symbolic, fuzzing, enumeration), solver
+//! calls by kind (engine branches, differential, seed models) with their
+//! seconds, and the enumeration's time.
 //!
-//! `cargo bench --bench hard -- [--only a,b] [--max-time S] [--no-fuzz]`
-//! (`--no-fuzz`: the symbolic engine alone, for the "before" figures).
+//! `cargo bench --bench hard -- [--only a,b] [--max-time S] [--no-fuzz]
+//! [--search NAME]` (`--no-fuzz`: the symbolic engine alone, for the
+//! "before" figures and the searchers' comparison).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -18,12 +20,14 @@ use psychic::report::FoundBy;
 
 fn main() {
     let (mut only, mut max_time, mut no_fuzz) = (None::<Vec<String>>, None::<String>, false);
+    let mut search = None::<String>;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--only" => only = it.next().map(|v| v.split(',').map(str::to_string).collect()),
             "--max-time" => max_time = it.next(),
             "--no-fuzz" => no_fuzz = true,
+            "--search" => search = it.next(),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -57,6 +61,9 @@ fn main() {
         }
         if no_fuzz {
             flags.push("--no-fuzz".into());
+        }
+        if let Some(s) = &search {
+            flags.extend(["--search".into(), s.clone()]);
         }
         let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
         let started = Instant::now();

@@ -15,6 +15,15 @@ use super::state::{ExecutionState, SymbolicObject};
 use super::value::Byte;
 use crate::expr::ExprId;
 
+/// The largest box worth enumerating: at a few microseconds a run, seconds
+/// per revision.
+pub const MAX_INPUTS: u64 = 1 << 22;
+
+/// The timeout of a query that bounds an object, and of all of them: the
+/// engine waits for them.
+const QUERY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(50);
+const BOX_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Every input of the program lies in this box (and those outside it fail
 /// a `klee_assume`): the objects of its first `klee_make_symbolic` calls,
 /// in order, each a range of integers.
@@ -146,17 +155,42 @@ impl Executor<'_> {
             if boxes.iter().any(|(k, _)| *k == s) {
                 continue;
             }
-            let objects = s.0.iter().map(|o| self.object_range(o, &s.1)).collect::<Option<_>>()?;
-            boxes.push((s, InputDomain { objects }));
+            boxes.push((s, self.revision_box(&s.0, &s.1)?));
         }
         let mut boxes = boxes.into_iter().map(|(_, b)| b);
         let first = boxes.next()?;
         boxes.try_fold(first, |hull, b| hull.hull(&b))
     }
 
+    /// The box of one revision's objects under its constraints, unless it
+    /// has more than `MAX_INPUTS` inputs. Each query may take
+    /// `QUERY_TIMEOUT`, all of them `BOX_TIME` (float inputs make slow
+    /// ones): a box that costs more is not worth what enumeration saves.
+    fn revision_box(&mut self, objects: &[SymbolicObject], constraints: &[ExprId]) -> Option<InputDomain> {
+        let timeout = self.solver.set_timeout(QUERY_TIMEOUT);
+        let started = std::time::Instant::now();
+        let mut inputs = 1u64;
+        let mut out = Vec::new();
+        for o in objects {
+            let Some(r) = self.object_range(o, constraints, started) else { break };
+            inputs = inputs.saturating_mul(r.count);
+            if inputs > MAX_INPUTS {
+                break;
+            }
+            out.push(r);
+        }
+        self.solver.set_timeout(timeout);
+        (out.len() == objects.len()).then_some(InputDomain { objects: out })
+    }
+
     /// The narrower of the unsigned and the signed range of `o` under
     /// `constraints`: binary searches of the solver's `may_be_true`.
-    fn object_range(&mut self, o: &SymbolicObject, constraints: &[ExprId]) -> Option<DomainObject> {
+    fn object_range(
+        &mut self,
+        o: &SymbolicObject,
+        constraints: &[ExprId],
+        started: std::time::Instant,
+    ) -> Option<DomainObject> {
         if !matches!(o.size, 1 | 2 | 4 | 8) {
             return None;
         }
@@ -164,13 +198,16 @@ impl Executor<'_> {
         let bytes: Vec<Byte> = (0..o.size).map(|i| Byte::S(self.pool.read_input(o.array, i))).collect();
         let v = self.scalar_from_bytes(&bytes, w);
         let x = self.expr(&v, w);
-        let mask = if w == 128 { u128::MAX } else { (1u128 << w) - 1 };
+        let mask = (1u128 << w) - 1;
         let sign = 1u128 << (w - 1);
         // The least (or greatest) value `x` may take, as an offset in the
         // order searched: signed values are offset ^ sign.
         let mut bound = |signed: bool, upper: bool| -> Option<u128> {
             let (mut lo, mut hi) = (0u128, mask);
             while lo < hi {
+                if started.elapsed() > BOX_TIME {
+                    return None;
+                }
                 let mid = if upper { lo + (hi - lo).div_ceil(2) } else { lo + (hi - lo) / 2 };
                 let m = self.pool.constant(w, if signed { mid ^ sign } else { mid });
                 let cond = match (signed, upper) {
@@ -190,7 +227,9 @@ impl Executor<'_> {
             Some(lo)
         };
         let (umin, umax) = (bound(false, false)?, bound(false, true)?);
-        let (smin, smax) = (bound(true, false)?, bound(true, true)?);
+        // Values all below the sign bit are one range either way.
+        let (smin, smax) =
+            if umax < sign { (umin ^ sign, umax ^ sign) } else { (bound(true, false)?, bound(true, true)?) };
         let (signed, min, count) = if smax - smin < umax - umin {
             (true, smin ^ sign, smax - smin + 1)
         } else {

@@ -14,7 +14,7 @@ mod access;
 mod alloc;
 mod calls;
 pub mod coverage;
-mod domain;
+pub mod domain;
 mod executor;
 mod float;
 mod instructions;

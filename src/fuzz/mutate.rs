@@ -55,8 +55,11 @@ impl Layout {
             let (Number::Int(int), Number::Float(float)) = (read(b, false), read(b, true)) else { continue };
             let plain_float = float.is_finite() && (1e-6..1e9).contains(&float.abs());
             let plain_int = int.unsigned_abs() < 1 << 20;
-            if plain_float != plain_int {
+            if plain_float != plain_int && floats[i] != Some(plain_float) {
                 floats[i] = Some(plain_float);
+                // The values seen so far were read the other way: a float's
+                // bits as an integer span nearly everything.
+                self.seen.borrow_mut()[i] = None;
             }
         }
         drop(floats);

@@ -13,9 +13,7 @@ use super::{FuzzConfig, ktest};
 use crate::exec::InputDomain;
 use crate::ktest::KTest;
 
-/// The largest box enumerated: at a few microseconds a run, seconds per
-/// revision.
-pub const MAX_INPUTS: u64 = 1 << 22;
+use crate::exec::domain::MAX_INPUTS;
 
 /// What enumeration did, for the report.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
