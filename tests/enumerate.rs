@@ -44,7 +44,7 @@ fn check(name: &str, domain: &[(&str, i32, i32)]) -> psychic::report::Report {
     let truth = partition(&rows);
     let work = tempfile::tempdir().unwrap();
     let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
-    let report = corpus::diff_patches(&psychic, &revisions, &["--max-time", "120"], work.path()).unwrap();
+    let report = corpus::diff_patches(&psychic, &revisions, &["--max-time", "30"], work.path()).unwrap();
     let bad = truth::replay_mismatches(&report, &work.path().join("out"), &revisions);
     handwritten::assert_exact(name, &report, &truth, &bad);
     report
