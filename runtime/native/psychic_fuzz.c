@@ -368,46 +368,51 @@ static void enumerate(int argc, char **argv, char **envp) {
   for (;;) {
     int status;
     pid_t pid;
+    int child = -1; /* in a child: the revision it runs */
     while (running < (int)(jobs ? jobs : 1) && started < nrevisions) {
-      pid = fork();
-      if (pid < 0)
+      pids[started] = fork();
+      if (pids[started] < 0)
         die("psychic fuzz server: fork");
-      if (pid == 0) {
-        ctl = &ctls[started];
-        outcomes = all + (size_t)started * n;
-        sweep_child(revisions[started], sizes, first, counts, nobjects, n, flags, argc, argv, envp);
+      if (pids[started] == 0) {
+        child = started;
+        break;
       }
-      pids[started++] = pid;
+      started++;
       running++;
     }
-    if (running == 0)
+    if (child >= 0)
+      i = child;
+    else if (running == 0)
       break;
-    pid = waitpid(-1, &status, 0);
-    if (pid < 0)
-      die("psychic fuzz server: waitpid");
-    for (i = 0; i < nrevisions && pids[i] != pid; i++)
-      ;
-    if (i == nrevisions)
-      continue;
-    running--;
-    if (ctls[i].next < n) { /* the run of input ctls[i].next ended the child */
+    else {
+      pid = waitpid(-1, &status, 0);
+      if (pid < 0)
+        die("psychic fuzz server: waitpid");
+      for (i = 0; i < nrevisions && pids[i] != pid; i++)
+        ;
+      if (i == nrevisions)
+        continue;
+      running--;
+      if (ctls[i].next >= n)
+        continue;
+      /* The run of input ctls[i].next ended the child: a new one goes on. */
       all[(size_t)i * n + ctls[i].next] = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
                                               ? TIMED_OUT
                                               : CRASHED | (uint64_t)(status & 0xff);
       abnormal[i]++;
-      if (++ctls[i].next < n) {
-        pid = fork();
-        if (pid < 0)
-          die("psychic fuzz server: fork");
-        if (pid == 0) {
-          ctl = &ctls[i];
-          outcomes = all + (size_t)i * n;
-          sweep_child(revisions[i], sizes, first, counts, nobjects, n, flags, argc, argv, envp);
-        }
-        pids[i] = pid;
+      if (++ctls[i].next >= n)
+        continue;
+      pids[i] = fork();
+      if (pids[i] < 0)
+        die("psychic fuzz server: fork");
+      if (pids[i] != 0) {
         running++;
+        continue;
       }
     }
+    ctl = &ctls[i];
+    outcomes = all + (size_t)i * n;
+    sweep_child(revisions[i], sizes, first, counts, nobjects, n, flags, argc, argv, envp);
   }
   for (i = 0; i < nrevisions; i++) {
     put_u32(1, abnormal[i]);
