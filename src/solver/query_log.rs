@@ -44,6 +44,15 @@ impl QueryLog {
         let ms = elapsed.as_millis();
         let path = self.dir.join(format!("{seq:06}-{answer}-{ms}ms.smt2"));
         // `to_smt2` leaves the logic out; stating it lets every solver pick its bit-vector engine.
+        // Z3's `QF_FPBV` is not a standard name, and its float terms may bring uninterpreted
+        // functions (`k!N`, the unspecified results of conversions): `ALL` is what every solver reads.
+        let logic = if logic == "QF_BV" { logic } else { "ALL" };
+        let mut smt2 = smt2.to_owned();
+        // Z3 prints the division by a divisor it knows to be nonzero under an internal name that
+        // no solver, Z3 included, parses back; on such divisors the standard operator agrees.
+        for op in ["bvudiv", "bvurem", "bvsdiv", "bvsrem", "bvsmod"] {
+            smt2 = smt2.replace(&format!("({op}_i "), &format!("({op} "));
+        }
         let text = format!(
             "; psychic query {seq}: Z3 {} answered {answer} in {ms} ms (timeout {} ms)\n(set-logic {logic})\n{smt2}",
             z3::full_version(),
