@@ -14,6 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use z3::ast::{BV, Bool};
 use z3::{Params, SatResult};
 
+use super::query_log::QueryLog;
 use super::{Lit, SolverError, Var};
 use crate::expr::fold::{is_negative, mask, to_signed};
 use crate::expr::{ArrayId, Assignment, BinOp, CmpOp, ExprId, ExprPool, Node};
@@ -41,6 +42,8 @@ pub(super) struct Z3Backend {
     /// Lower divisions by constants as Z3's own operators: for proving the simplifier against
     /// a reference built from those, apart from the encoding (which has its own test).
     pub(super) plain_divisions: bool,
+    /// Slow calls written out, to time other solvers on them apart from a run (`query_log`).
+    pub(super) log: Option<QueryLog>,
 }
 
 /// A division by a constant: signed or not, the dividend, the divisor.
@@ -58,7 +61,7 @@ const MAX_TERMS: usize = 1 << 21;
 
 impl Z3Backend {
     pub fn clear(&mut self) {
-        *self = Self { plain_divisions: self.plain_divisions, ..Self::default() };
+        *self = Self { plain_divisions: self.plain_divisions, log: self.log.take(), ..Self::default() };
     }
 
     /// Whether the conjunction of `lits` is satisfiable; with a model over `vars` if it is.
@@ -71,7 +74,8 @@ impl Z3Backend {
         // Arrays become if-then-else chains, so every query is QF_BV (QF_FPBV with floats): Z3 goes
         // straight to bit-blasting.
         let floats = lits.iter().any(|lit| pool.mentions_float(lit.expr));
-        let solver = z3::Solver::new_for_logic(if floats { "QF_FPBV" } else { "QF_BV" }).unwrap_or_default();
+        let logic = if floats { "QF_FPBV" } else { "QF_BV" };
+        let solver = z3::Solver::new_for_logic(logic).unwrap_or_default();
         let mut params = Params::new();
         params.set_u32("timeout", u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1));
         solver.set_params(&params);
@@ -83,20 +87,33 @@ impl Z3Backend {
         for definition in self.definitions(pool, lits.iter().map(|lit| lit.expr)) {
             solver.assert(definition);
         }
-        let model = match solver.check() {
+        let call = Instant::now();
+        let result = solver.check();
+        let took = call.elapsed();
+        let reason = match result {
+            SatResult::Unknown => solver.get_reason_unknown().unwrap_or_default(),
+            _ => String::new(),
+        };
+        let timed_out = reason.contains("timeout") || reason.contains("canceled");
+        if let Some(log) = &self.log
+            && log.wants(took)
+        {
+            let answer = match result {
+                SatResult::Sat => "sat",
+                SatResult::Unsat => "unsat",
+                SatResult::Unknown if timed_out => "timeout",
+                SatResult::Unknown => "unknown",
+            };
+            log.write(logic, &solver.to_smt2(), answer, took, timeout);
+        }
+        let model = match result {
             SatResult::Unsat => Ok(None),
             SatResult::Sat => match solver.get_model() {
                 Some(model) => Ok(Some(self.read_model(pool, &model, vars))),
                 None => Err(SolverError::Unknown("Z3 gave no model for a satisfiable query".into())),
             },
-            SatResult::Unknown => {
-                let reason = solver.get_reason_unknown().unwrap_or_default();
-                if reason.contains("timeout") || reason.contains("canceled") {
-                    Err(SolverError::Timeout)
-                } else {
-                    Err(SolverError::Unknown(reason))
-                }
-            }
+            SatResult::Unknown if timed_out => Err(SolverError::Timeout),
+            SatResult::Unknown => Err(SolverError::Unknown(reason)),
         };
         Checked { model, elapsed: start.elapsed() }
     }

@@ -18,6 +18,7 @@ mod backend;
 mod cache;
 mod float;
 mod independence;
+mod query_log;
 mod sample;
 #[cfg(test)]
 mod tests;
@@ -187,13 +188,15 @@ pub struct Solver {
 
 impl Solver {
     pub fn new(config: SolverConfig) -> Self {
+        let mut z3 = backend::Z3Backend::default();
+        z3.log = query_log::QueryLog::from_env();
         Solver {
             config,
             pool_uid: None,
             vars: VarIndex::default(),
             query_cache: QueryCache::default(),
             cex_cache: CexCache::default(),
-            z3: backend::Z3Backend::default(),
+            z3,
             stats: SolverStats::default(),
             deadline: None,
         }
