@@ -90,11 +90,14 @@ impl InputDomain {
 pub(super) struct DomainWindow {
     /// Per revision, its path's inputs and constraints at its latest
     /// `klee_make_symbolic` or `klee_assume` in the stretch.
-    seen: Vec<Option<(Vec<SymbolicObject>, Vec<ExprId>)>>,
+    seen: Vec<Option<Stretch>>,
     /// Live states whose stretch goes on; the initial one to begin with.
     open: usize,
     closed: bool,
 }
+
+/// A path's inputs and constraints in its stretch.
+type Stretch = (Vec<SymbolicObject>, Vec<ExprId>);
 
 impl DomainWindow {
     pub(super) fn new(revisions: u32) -> DomainWindow {
@@ -149,7 +152,7 @@ impl Executor<'_> {
         let seen = std::mem::take(&mut self.domain.seen);
         // Each revision's own box; the domain is their hull, over the same
         // objects.
-        let mut boxes: Vec<(&(Vec<SymbolicObject>, Vec<ExprId>), InputDomain)> = Vec::new();
+        let mut boxes: Vec<(&Stretch, InputDomain)> = Vec::new();
         for s in &seen {
             let s = s.as_ref()?;
             if boxes.iter().any(|(k, _)| *k == s) {
