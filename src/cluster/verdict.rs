@@ -1,8 +1,9 @@
 //! What a cluster means: revisions no test told apart are **proved
 //! equivalent** only when every path of each of them was explored exactly
 //! (nothing concretised, cut or left to the budget) and every comparison of
-//! their paths settled; otherwise they are **not separated**, with the
-//! reasons that keep it from being a proof.
+//! their paths settled, or when enumeration ran them alike on every input of
+//! the domain (`fuzz::sweep`); otherwise they are **not separated**, with
+//! the reasons that keep it from being a proof.
 
 use serde::{Deserialize, Serialize};
 
