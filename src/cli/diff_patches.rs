@@ -417,7 +417,7 @@ fn explore_and_report(
             states: stats.states_created,
             paths_completed: stats.completed_paths(),
             paths_partial: stats.paths_early,
-            queries: solver.queries + diff.stats.queries,
+            queries: solver.queries,
             query_cache_hits: solver.query_cache.hits,
             cex_cache_hits: solver.cex_cache.hits,
             solver_seconds: solver.total_time.as_secs_f64(),
@@ -426,8 +426,13 @@ fn explore_and_report(
             disagreements: diff.stats.disagreements,
             tree_optimal: tree.as_ref().is_none_or(|t| t.optimal),
             separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
-            query_kinds: query_kinds(solver, &diff.stats),
+            query_kinds: query_kinds(solver, stats, &diff.stats),
             fuzzing,
+            merging: report::MergeStats {
+                groups: stats.merge_groups,
+                expired: stats.merge_groups_expired,
+                merged_states: stats.merged_states,
+            },
             enumeration: diff.enumeration.clone(),
             ..report::Stats::default()
         },
@@ -477,16 +482,21 @@ fn explore_and_report(
     Ok(ExitCode::SUCCESS)
 }
 
-fn query_kinds(solver: &crate::solver::SolverStats, d: &crate::diff::DiffStats) -> report::QueryKinds {
+fn query_kinds(
+    solver: &crate::solver::SolverStats,
+    engine: &crate::exec::ExecStats,
+    d: &crate::diff::DiffStats,
+) -> report::QueryKinds {
     let kind = |queries, seconds| report::QueryKind { queries, seconds };
-    let (diff, seed) = (d.differential_seconds, d.seed_seconds);
+    let (diff, seed, merge) = (d.differential_seconds, d.seed_seconds, engine.merge_time.as_secs_f64());
     report::QueryKinds {
         branch: kind(
-            solver.queries.saturating_sub(d.queries + d.seed_queries),
-            (solver.total_time.as_secs_f64() - diff - seed).max(0.0),
+            solver.queries.saturating_sub(d.queries + d.seed_queries + engine.merge_queries),
+            (solver.total_time.as_secs_f64() - diff - seed - merge).max(0.0),
         ),
         differential: kind(d.queries, diff),
         seed: kind(d.seed_queries, seed),
+        merge: kind(engine.merge_queries, merge),
     }
 }
 

@@ -72,7 +72,7 @@ pub struct Executor<'m> {
     pub(super) ptree: ProcessTree,
     covered: Vec<Vec<bool>>,
     pub(super) stats: ExecStats,
-    observer: Option<Box<dyn HaltObserver + 'm>>,
+    pub(super) observer: Option<Box<dyn HaltObserver + 'm>>,
     pub(super) paths: Vec<HaltedPath>,
     /// States forked off during the current step.
     pub(super) forked: Vec<ExecutionState>,
@@ -104,6 +104,10 @@ pub struct Executor<'m> {
     /// (`Executor::resolve`).
     pub(super) provenance: HashMap<ExprId, Option<u64>>,
     pub(super) domain: super::domain::DomainWindow,
+    pub(super) merges: super::merge::Merges,
+    /// Where the current step split its state's revisions (function and
+    /// instruction), for `merge`.
+    pub(super) split_at: Option<(FuncId, u32)>,
 }
 
 impl<'m> Executor<'m> {
@@ -160,6 +164,8 @@ impl<'m> Executor<'m> {
             unhandled: None,
             seeds,
             seed_values,
+            merges: super::merge::Merges::default(),
+            split_at: None,
         })
     }
 
@@ -213,9 +219,12 @@ impl<'m> Executor<'m> {
                 break;
             }
             steps += 1;
-            let sid = {
-                let view = SearchView { states: &self.states, ptree: &self.ptree };
-                self.searcher.select(&view)
+            let sid = match self.merges.urgent() {
+                Some(s) => s,
+                None => {
+                    let view = SearchView { states: &self.states, ptree: &self.ptree };
+                    self.searcher.select(&view)
+                }
             };
             let mut st = self.slot(sid).take().expect("searcher selected a live state");
             let domain_open = st.domain_open();
@@ -257,17 +266,35 @@ impl<'m> Executor<'m> {
                     self.state_mut(c).ptree_node = l;
                 }
             }
+            let groups = st.merge.clone();
+            self.join_groups(&groups, &added);
+            if let Some(split) = self.split_at.take() {
+                self.open_group(split, &mut st, sid, &added);
+            }
             let mut removed = Vec::new();
-            match halted {
+            let mut resumed = match halted {
                 Some(t) => {
                     self.ptree.remove(st.ptree_node);
                     self.states.remove(sid);
                     removed.push(sid);
+                    let groups = st.merge.clone();
                     self.halt(*st, t);
+                    self.leave_groups(sid, &groups)
                 }
-                None => *self.slot(sid) = Some(st),
-            }
+                None => {
+                    *self.slot(sid) = Some(st);
+                    let (waits, resumed) = self.after_step(sid);
+                    if waits {
+                        removed.push(sid);
+                    }
+                    resumed
+                }
+            };
+            resumed.extend(self.expire_groups());
             self.update_searcher(Some(sid), &added, &removed);
+            if !resumed.is_empty() {
+                self.update_searcher(None, &resumed, &[]);
+            }
             let live = self.states.len() as u64;
             self.stats.max_live_states = self.stats.max_live_states.max(live);
             if self.stop.is_some() {
@@ -544,6 +571,7 @@ impl<'m> Executor<'m> {
         let targets: Vec<StateId> = self
             .states
             .keys()
+            .filter(|&k| !self.merges.is_waiting(k))
             .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
             .collect();
         if targets.is_empty() {
@@ -619,6 +647,9 @@ impl<'m> Executor<'m> {
         let mut n = 0u64;
         let mut out = None;
         while n < QUANTUM {
+            if !st.merge.is_empty() && self.merges.at_join(st) {
+                break;
+            }
             let f = st.stack.last().expect("running state has a frame");
             let body = m.funcs[f.func.index()].body.as_ref().expect("defined");
             let inst = &body.insts[f.pc as usize];

@@ -19,6 +19,7 @@ mod executor;
 mod float;
 mod instructions;
 pub mod memory;
+mod merge;
 mod meta;
 pub mod printf;
 pub mod revset;
@@ -107,6 +108,9 @@ pub struct ExecConfig {
     pub cross_seed: bool,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Merge the states of a revision split again where the variants meet
+    /// with equal effects (`merge`).
+    pub merge: bool,
 }
 
 impl Default for ExecConfig {
@@ -132,6 +136,7 @@ impl Default for ExecConfig {
             seeds: Vec::new(),
             cross_seed: false,
             interrupt: None,
+            merge: true,
         }
     }
 }
@@ -156,6 +161,14 @@ pub struct ExecStats {
     pub covered_blocks: u64,
     pub total_blocks: u64,
     pub elapsed: Duration,
+    /// Revision splits whose variants meet again in the split's frame
+    /// (merge groups), those that ended before all their states met, states
+    /// merged into another, and the queries that proved them equal.
+    pub merge_groups: u64,
+    pub merge_groups_expired: u64,
+    pub merged_states: u64,
+    pub merge_queries: u64,
+    pub merge_time: Duration,
 }
 
 impl ExecStats {
