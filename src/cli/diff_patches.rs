@@ -57,7 +57,15 @@ revisions is told apart or proved. --no-fuzz leaves the engine alone.
 
 A cluster is \"proved equivalent\" only when every path of its revisions was explored exactly and
 every comparison between them settled, or enumeration ran them alike on every input of the
-domain (report.json's stats.enumeration says whether its runs are a proof, and if not, why). Whatever the engine approximated (a concretised value, a
+domain (report.json's stats.enumeration says whether its runs are a proof, and if not, why).
+Exploration need not end for that: where every state left follows both revisions of a pair and
+can reach no meta-branch site that gives them different code, the rest of the run cannot tell
+them apart, and the run stops as soon as every pair is told apart or proved.
+
+Where the variants of a meta branch compute the same thing in other words (x * 2 and x + x, a
+branch and a conditional expression), their states merge again where the variants meet, if one
+solver query proves their effects equal on every input of the path: the code after the patch
+then runs once for all of them. --no-merge keeps them apart. Whatever the engine approximated (a concretised value, a
 libc-model gap, an unmodelled call, an unsupported instruction, a solver timeout, a path cut by a
 limit, states left when the budget ran out) is listed per revision in report.json's `coverage`, and
 the clusters it touches are \"not separated\", with the reasons; the report is then partial.
@@ -288,6 +296,18 @@ fn explore_and_report(
         cross_seed: true,
         revisions: Some(n as u32),
         interrupt: Some(interrupt),
+        site_variants: meta
+            .sites
+            .iter()
+            .map(|site| {
+                let variants = site.variants.iter().map(|v| {
+                    let mut set = exec::RevSet::empty();
+                    v.revisions.iter().for_each(|&r| set.insert(r as u32));
+                    set
+                });
+                (site.id as u32, variants.collect())
+            })
+            .collect(),
         ..ExecConfig::default()
     };
     a.exec.apply(&mut cfg, SearchKind::Parallel)?;
@@ -433,6 +453,8 @@ fn explore_and_report(
                 expired: stats.merge_groups_expired,
                 merged_states: stats.merged_states,
             },
+            deferred_branch_queries: stats.deferred_queries,
+            pairs_proved_by_exploration: diff.stats.pairs_proved_by_exploration,
             enumeration: diff.enumeration.clone(),
             ..report::Stats::default()
         },

@@ -83,7 +83,7 @@ pub struct Executor<'m> {
     /// the states it leaves are no gap in what it reports.
     observer_stopped: bool,
     /// Exact and approximated halted paths per revision.
-    coverage: Coverage,
+    pub(super) coverage: Coverage,
     num_revisions: u32,
     pub(super) entry: FuncId,
     /// The `FILE` objects `stdin`, `stdout` and `stderr` point to, if the
@@ -105,6 +105,10 @@ pub struct Executor<'m> {
     pub(super) provenance: HashMap<ExprId, Option<u64>>,
     pub(super) domain: super::domain::DomainWindow,
     pub(super) merges: super::merge::Merges,
+    pub(super) deferred: super::defer::Deferred,
+    pub(super) reach: super::reach::SiteReach,
+    /// Per function, what merging and early stops ask of its CFG, once.
+    analyses: HashMap<FuncId, std::rc::Rc<crate::ir::cfg::Analysis>>,
     /// Where the current step split its state's revisions (function and
     /// instruction), for `merge`.
     pub(super) split_at: Option<(FuncId, u32)>,
@@ -165,6 +169,9 @@ impl<'m> Executor<'m> {
             seeds,
             seed_values,
             merges: super::merge::Merges::default(),
+            deferred: super::defer::Deferred::default(),
+            reach: super::reach::SiteReach::default(),
+            analyses: HashMap::new(),
             split_at: None,
         })
     }
@@ -195,7 +202,7 @@ impl<'m> Executor<'m> {
         self.update_searcher(None, &[id], &[]);
         let mut steps = 0u64;
         let mut last_progress = start;
-        while !self.searcher.is_empty() {
+        while !self.searcher.is_empty() || !self.deferred.is_empty() {
             if let Some(obs) = self.observer.as_mut()
                 && last_progress.elapsed() >= PROGRESS_INTERVAL
             {
@@ -206,7 +213,9 @@ impl<'m> Executor<'m> {
                     solver: self.solver.stats(),
                     live_states: self.states.len(),
                 };
-                if obs.on_progress(&p) == Control::Stop && self.stop.is_none() {
+                if (obs.on_progress(&p) == Control::Stop || self.stop_if_settled() == Control::Stop)
+                    && self.stop.is_none()
+                {
                     self.stop = Some("stopped by the halt observer".into());
                     self.observer_stopped = true;
                     self.end_all("stopped by the halt observer");
@@ -219,7 +228,14 @@ impl<'m> Executor<'m> {
                 break;
             }
             steps += 1;
-            let sid = match self.merges.urgent() {
+            if !self.deferred.is_empty() {
+                let back = self.deferred_back(self.searcher.is_empty());
+                self.update_searcher(None, &back, &[]);
+            }
+            if self.searcher.is_empty() {
+                continue;
+            }
+            let sid = match self.merges.urgent(|s| self.deferred.contains(s)) {
                 Some(s) => s,
                 None => {
                     let view = SearchView { states: &self.states, ptree: &self.ptree };
@@ -283,11 +299,16 @@ impl<'m> Executor<'m> {
                 }
                 None => {
                     *self.slot(sid) = Some(st);
-                    let (waits, resumed) = self.after_step(sid);
-                    if waits {
+                    if self.defer_step(sid) {
                         removed.push(sid);
+                        Vec::new()
+                    } else {
+                        let (waits, resumed) = self.after_step(sid);
+                        if waits {
+                            removed.push(sid);
+                        }
+                        resumed
                     }
-                    resumed
                 }
             };
             resumed.extend(self.expire_groups());
@@ -383,6 +404,14 @@ impl<'m> Executor<'m> {
     fn update_searcher(&mut self, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
         let view = SearchView { states: &self.states, ptree: &self.ptree };
         self.searcher.update(&view, current, added, removed);
+    }
+
+    /// `f`'s post-dominators and live registers.
+    pub(super) fn analysis(&mut self, f: FuncId) -> std::rc::Rc<crate::ir::cfg::Analysis> {
+        let body = self.m.func(f).body.as_ref().expect("defined");
+        std::rc::Rc::clone(
+            self.analyses.entry(f).or_insert_with(|| std::rc::Rc::new(crate::ir::cfg::Analysis::of(body))),
+        )
     }
 
     /// Records on `st` that the engine narrowed its behaviour here.
@@ -571,7 +600,7 @@ impl<'m> Executor<'m> {
         let targets: Vec<StateId> = self
             .states
             .keys()
-            .filter(|&k| !self.merges.is_waiting(k))
+            .filter(|&k| !self.merges.is_waiting(k) && !self.deferred.contains(k))
             .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
             .collect();
         if targets.is_empty() {
@@ -714,11 +743,13 @@ impl<'m> Executor<'m> {
         if let Some(c) = self.pool.as_const(cond) {
             return Ok(Some(c != 0));
         }
-        match self.solver.evaluate(&self.pool, &st.constraints, cond) {
-            Ok(Validity::True) => Ok(Some(true)),
-            Ok(Validity::False) => Ok(Some(false)),
-            Ok(Validity::Unknown) => Ok(None),
-            Err(e) => Err(self.solver_error(st, e)),
+        let constraints = std::mem::take(&mut st.constraints);
+        let v = self.branch_query(st, |s, pool| s.evaluate(pool, &constraints, cond));
+        st.constraints = constraints;
+        match v? {
+            Validity::True => Ok(Some(true)),
+            Validity::False => Ok(Some(false)),
+            Validity::Unknown => Ok(None),
         }
     }
 

@@ -469,6 +469,16 @@ impl AddressSpace {
         true
     }
 
+    /// Every expression the objects hold: symbolic bytes, array terms and
+    /// symbolic sizes.
+    pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
+        self.by_base.values().flat_map(move |&id| {
+            let o = self.object(id);
+            let bytes = o.sym.iter().flat_map(|s| s.iter().flatten().copied());
+            o.array.into_iter().chain(o.sym_size).chain(bytes)
+        })
+    }
+
     /// After `other`'s state is merged into this one: no later allocation
     /// may reuse an address either of them handed out.
     pub fn absorb_allocator(&mut self, other: &AddressSpace) {

@@ -25,13 +25,13 @@
 //! always exact; merging states that are equal on every input of the path
 //! is too.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crate::expr::{ExprId, ExprPool};
 use crate::ir::FuncId;
-use crate::ir::cfg::{self, RegSet};
+use crate::ir::cfg::{self, Analysis, RegSet};
 
 use super::executor::Executor;
 use super::memory::byte_expr;
@@ -57,18 +57,11 @@ pub(super) struct Merges {
     groups: Slab<Group>,
     /// Open groups, oldest first.
     order: Vec<u32>,
-    /// Per function: meeting points and live registers, computed once.
-    cfgs: HashMap<FuncId, Rc<Joins>>,
     /// States waiting at a meeting point (in the executor's table, out of
     /// the searcher's and the process tree's walk).
     waiting: HashSet<StateId>,
     /// Meeting points (function, block) where a merge query timed out.
     hard: HashSet<(FuncId, usize)>,
-}
-
-struct Joins {
-    ipdom: Vec<Option<u32>>,
-    live: Vec<RegSet>,
 }
 
 struct Group {
@@ -78,7 +71,7 @@ struct Group {
     depth: usize,
     join_pc: u32,
     join_block: usize,
-    joins: Rc<Joins>,
+    cfg: Rc<Analysis>,
     /// Members that run (or wait in a group nested in this one).
     active: Vec<StateId>,
     waiting: Vec<StateId>,
@@ -93,13 +86,14 @@ impl Merges {
 
     /// A member of the newest group someone waits in, to run before
     /// anything else: the waiting states resume as soon as it arrives.
-    pub(super) fn urgent(&self) -> Option<StateId> {
+    /// States `aside` (put aside for a query) are not running either.
+    pub(super) fn urgent(&self, aside: impl Fn(StateId) -> bool) -> Option<StateId> {
         self.order.iter().rev().find_map(|&g| {
             let g = self.groups.get(g as usize).expect("open group");
             if g.waiting.is_empty() {
                 return None;
             }
-            g.active.iter().rev().copied().find(|s| !self.waiting.contains(s))
+            g.active.iter().rev().copied().find(|&s| !self.waiting.contains(&s) && !aside(s))
         })
     }
 
@@ -129,17 +123,15 @@ impl Executor<'_> {
         }
         let m = self.m;
         let body = m.func(func).body.as_ref().expect("defined");
-        let joins = Rc::clone(self.merges.cfgs.entry(func).or_insert_with(|| {
-            Rc::new(Joins { ipdom: cfg::post_dominators(body), live: cfg::live_in(body) })
-        }));
-        let Some(join) = joins.ipdom[cfg::block_of(body, pc)] else { return };
+        let analysis = self.analysis(func);
+        let Some(join) = analysis.ipdom[cfg::block_of(body, pc)] else { return };
         let join_block = join as usize;
         let group = Group {
             func,
             depth: st.stack.len(),
             join_pc: body.blocks[join_block].first.0,
             join_block,
-            joins,
+            cfg: analysis,
             active: std::iter::once(sid).chain(added.iter().copied()).collect(),
             waiting: Vec::new(),
             started: self.stats.instructions,
@@ -237,7 +229,7 @@ impl Executor<'_> {
         }
         let group = self.merges.groups.remove(g as usize).expect("open group");
         self.merges.order.retain(|&x| x != g);
-        let live = &group.joins.live[group.join_block];
+        let live = &group.cfg.live_in[group.join_block];
         let join = (group.func, group.join_block);
         let mut survivors = group.waiting;
         for s in &survivors {

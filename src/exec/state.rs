@@ -256,6 +256,9 @@ pub struct ExecutionState {
     /// The merge groups (`exec::merge`) this state belongs to, innermost
     /// last: the revision splits whose variants it may meet again.
     pub(super) merge: Vec<u32>,
+    /// Branch queries of this state that ran out of time since its last one
+    /// answered: its next one gets ten times the timeout for each (`defer`).
+    pub(super) patience: u8,
 }
 
 impl ExecutionState {
@@ -278,6 +281,7 @@ impl ExecutionState {
             approximations: Vec::new(),
             domain_constraints: 0,
             merge: Vec::new(),
+            patience: 0,
         }
     }
 

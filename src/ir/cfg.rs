@@ -34,7 +34,7 @@ pub fn edges(body: &Body, b: usize) -> Vec<&Edge> {
 /// nothing: a state on it never reaches a meeting point anyway. `None` where
 /// the function's return is the first point every path passes (or no path
 /// returns).
-pub fn post_dominators(body: &Body) -> Vec<Option<u32>> {
+fn post_dominators(body: &Body) -> Vec<Option<u32>> {
     let n = body.blocks.len();
     let succs: Vec<Vec<usize>> =
         (0..n).map(|b| edges(body, b).iter().map(|e| e.target.index()).collect()).collect();
@@ -183,6 +183,51 @@ fn reads(op: &Op, f: &mut impl FnMut(Reg)) {
     }
 }
 
+/// What the executor asks of a function it runs revisions of apart: the
+/// meeting points of branches and the registers live at each instruction.
+pub struct Analysis {
+    pub ipdom: Vec<Option<u32>>,
+    pub live_in: Vec<RegSet>,
+}
+
+impl Analysis {
+    pub fn of(body: &Body) -> Analysis {
+        Analysis { ipdom: post_dominators(body), live_in: live_in(body) }
+    }
+
+    /// The registers live before instruction `pc` runs.
+    pub fn live_at(&self, body: &Body, pc: u32) -> RegSet {
+        let b = block_of(body, pc);
+        let mut live = live_out(body, &self.live_in, b);
+        for i in (pc as usize..block_insts(body, b).end).rev() {
+            let inst = &body.insts[i];
+            if inst.dst != super::NO_REG {
+                live.remove(inst.dst);
+            }
+            reads(&inst.op, &mut |r| live.insert(r));
+        }
+        live
+    }
+}
+
+/// The registers live at the end of block `b`, before its edges' moves.
+fn live_out(body: &Body, live_in: &[RegSet], b: usize) -> RegSet {
+    let mut out = RegSet::new(body.num_regs);
+    for e in edges(body, b) {
+        let mut l = live_in[e.target.index()].clone();
+        for &(dst, _) in e.moves.iter() {
+            l.remove(dst);
+        }
+        for (_, src) in e.moves.iter() {
+            if let Operand::Reg(r) = src {
+                l.insert(*r);
+            }
+        }
+        out.union(&l);
+    }
+    out
+}
+
 /// A set of registers.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RegSet(Vec<u64>);
@@ -213,7 +258,7 @@ impl RegSet {
 
 /// The registers live on entry to every block, once the moves of the edge
 /// into it are done (a phi's register is live there if something reads it).
-pub fn live_in(body: &Body) -> Vec<RegSet> {
+fn live_in(body: &Body) -> Vec<RegSet> {
     let n = body.blocks.len();
     // Per block: registers read before written, and registers written.
     let mut uses = vec![RegSet::new(body.num_regs); n];
@@ -237,19 +282,7 @@ pub fn live_in(body: &Body) -> Vec<RegSet> {
     while changed {
         changed = false;
         for b in (0..n).rev() {
-            let mut out = RegSet::new(body.num_regs);
-            for e in edges(body, b) {
-                let mut l = live[e.target.index()].clone();
-                for &(dst, _) in e.moves.iter() {
-                    l.remove(dst);
-                }
-                for (_, src) in e.moves.iter() {
-                    if let Operand::Reg(r) = src {
-                        l.insert(*r);
-                    }
-                }
-                out.union(&l);
-            }
+            let mut out = live_out(body, &live, b);
             for (w, d) in out.0.iter_mut().zip(&defs[b].0) {
                 *w &= !d;
             }

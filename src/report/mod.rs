@@ -268,6 +268,14 @@ pub struct Stats {
     /// States of a revision split merged again where the variants meet.
     #[serde(default)]
     pub merging: MergeStats,
+    /// Branch queries that ran out of their first timeout (or a later one)
+    /// and put their state aside while the others ran.
+    #[serde(default)]
+    pub deferred_branch_queries: u64,
+    /// Revision pairs proved equivalent when the run stopped early because
+    /// no state left could tell them apart.
+    #[serde(default)]
+    pub pairs_proved_by_exploration: u64,
 }
 
 /// The engine's merging of revision splits (`exec::merge`).
