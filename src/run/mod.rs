@@ -52,8 +52,11 @@ pub const TEST_COLUMNS: [&str; 8] =
 /// forks; states made, and alive; completed and partially completed paths
 /// (KLEE's); tests written; basic blocks covered, of all; solver queries,
 /// query-cache and counterexample-cache hits, Z3 calls and seconds in the
-/// solver; resident memory in MiB.
-pub const STATS_COLUMNS: [&str; 16] = [
+/// solver; resident memory in MiB; branch queries that ran out of their
+/// first timeout and put their state aside; states merged after a revision
+/// split, and the merge queries with their seconds (all solver calls but
+/// those are the engine's branch queries: `psychic run` asks no others).
+pub const STATS_COLUMNS: [&str; 20] = [
     "WallTime",
     "Instructions",
     "Forks",
@@ -70,6 +73,10 @@ pub const STATS_COLUMNS: [&str; 16] = [
     "SolverCalls",
     "SolverTime",
     "ResidentMiB",
+    "DeferredQueries",
+    "MergedStates",
+    "MergeQueries",
+    "MergeTime",
 ];
 
 /// Runs of this length or more get a progress line (on a terminal).
@@ -260,6 +267,10 @@ impl TestWriter {
             solver.z3_calls().to_string(),
             format!("{:.3}", solver.total_time.as_secs_f64()),
             memory().map_or(String::new(), |m| m.resident.to_string()),
+            stats.deferred_queries.to_string(),
+            stats.merged_states.to_string(),
+            stats.merge_queries.to_string(),
+            format!("{:.3}", stats.merge_time.as_secs_f64()),
         ];
         self.stats.write_record(row)?;
         self.stats.flush()
