@@ -11,6 +11,9 @@
 //!
 //! Mutations know the input's shape ([`mutate`]); the corpus starts from a
 //! zero input and takes the engine's path inputs as they come ([`Fuzzer::seed`]).
+//! The other way round, every input a mutation adds to the corpus is offered
+//! to the engine as a seed (`FuzzConfig::engine`): hybrid fuzzing, each engine
+//! taking the other's inputs.
 
 mod constants;
 mod mutate;
@@ -45,7 +48,7 @@ use server::{CoverageMap, Run, Server};
 pub use sweep::{Enumeration, EnumerationStats};
 
 use crate::diff::confirm::OutputSelection;
-use crate::exec::InputDomain;
+use crate::exec::{InputDomain, SeedInbox};
 use crate::ktest::{KTest, Object};
 
 /// What the fuzzer needs to know of the run.
@@ -69,6 +72,9 @@ pub struct FuzzConfig {
     pub enumeration_proof: Option<String>,
     /// The end of the run's budget, if it has one.
     pub deadline: Option<Instant>,
+    /// Where the engine takes seeds from, if it can follow this fuzzer's
+    /// inputs: its inputs are the program's objects alone, in call order.
+    pub engine: Option<SeedInbox>,
 }
 
 /// What fuzzing did, for the report.
@@ -82,6 +88,18 @@ pub struct FuzzStats {
     pub candidates: u64,
     /// Seeds taken: engine path inputs and the user's tests.
     pub seeds: u64,
+    /// Inputs mutations added to the corpus, offered to the engine as seeds.
+    #[serde(default)]
+    pub offered: u64,
+    /// Of those, the inputs the engine took (some live state agreed with them
+    /// and followed no seed), the live states they were handed to, and the
+    /// paths that followed one to their end (`exec::ExecStats::inbox_*`).
+    #[serde(default)]
+    pub engine_seeds: u64,
+    #[serde(default)]
+    pub engine_states: u64,
+    #[serde(default)]
+    pub engine_paths: u64,
     pub seconds: f64,
     /// Why fuzzing stopped before it was told to, if it did.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -397,8 +415,18 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
             let input = BytesInput::new(input);
             fuzzer.evaluate_input(&mut state, &mut executor, &mut mgr, &input).map_err(err)?;
         }
+        let before = state.corpus().count();
         fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, &mut mgr).map_err(err)?;
         let now = state.corpus().count();
+        if let Some(engine) = &cfg.engine {
+            for i in before..now {
+                let input = state.corpus().cloned_input_for_id(state.corpus().nth(i)).map_err(err)?;
+                // The engine's inputs are the objects alone (no stdin text).
+                let bytes = input.mutator_bytes();
+                engine.offer(ktest(&cfg.argv, &layout, &bytes[..bytes.len().min(layout.object_bytes())]));
+                stats.offered += 1;
+            }
+        }
         if now > corpus {
             corpus = now;
             shared.last_new_ms.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);

@@ -1,0 +1,115 @@
+//! Seeds handed to live states while the run goes on: the input of a halted
+//! path, to the states of other revisions (`Executor::cross_seed`), and the
+//! inputs another engine found, from the [`SeedInbox`] (hybrid fuzzing: the
+//! native fuzzer's corpus leads the engine into code its own search has not
+//! reached, and the engine's queries solve what fuzzing cannot there).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use crate::expr::{Assignment, Evaluator};
+use crate::ktest::KTest;
+
+use super::executor::Executor;
+use super::searcher::StateId;
+use super::state::{ExecutionState, SymbolicObject};
+
+/// Inputs for the engine from outside it, as ktests whose objects are the
+/// program's `klee_make_symbolic` calls in order. Shared between the thread
+/// that offers them and the run, which takes some at every progress interval.
+#[derive(Debug, Clone, Default)]
+pub struct SeedInbox(Arc<Mutex<VecDeque<KTest>>>);
+
+/// Inputs the inbox holds: a newer input pushes out the oldest, so a burst of
+/// finds (a fuzzer's first second) leaves the newest, which went deepest.
+const INBOX_CAPACITY: usize = 64;
+
+/// Inputs the engine takes as seeds per progress interval at most: seeded
+/// states run before all others (`SeedsFirst`), and the engine's own search
+/// must keep its share.
+const TAKEN_PER_INTERVAL: usize = 4;
+
+impl SeedInbox {
+    pub fn offer(&self, test: KTest) {
+        let mut q = self.0.lock().expect("not poisoned");
+        if q.len() == INBOX_CAPACITY {
+            q.pop_front();
+        }
+        q.push_back(test);
+    }
+
+    fn take_newest(&self) -> Option<KTest> {
+        self.0.lock().expect("not poisoned").pop_back()
+    }
+}
+
+impl Executor<'_> {
+    /// Takes the inbox's newest inputs as seeds of the live states that agree
+    /// with them. An input no unseeded live state agrees with is dropped: the
+    /// engine has explored its path, or follows a seed along it already.
+    pub(super) fn take_inbox(&mut self) {
+        let Some(inbox) = self.cfg.seed_inbox.clone() else { return };
+        let mut taken = 0;
+        while taken < TAKEN_PER_INTERVAL
+            && let Some(test) = inbox.take_newest()
+        {
+            let mut values = Assignment::new();
+            let symbolics: Vec<SymbolicObject> = (test.objects.iter().enumerate())
+                .map(|(seq, o)| {
+                    let size = o.bytes.len() as u64;
+                    let array = self.pool.array(&o.name, size, seq as u32);
+                    values.set_bytes(array, &o.bytes);
+                    SymbolicObject { name: o.name.clone(), array, size }
+                })
+                .collect();
+            let targets = self.states_on(&symbolics, &values, |_| true);
+            if targets.is_empty() {
+                continue;
+            }
+            taken += 1;
+            let id = self.add_seed(test, values, &targets);
+            self.inbox_seeds.insert(id);
+            self.stats.inbox_seeds += 1;
+            self.stats.inbox_seeded += targets.len() as u64;
+        }
+    }
+
+    /// The unseeded live states `also` admits whose inputs so far are a
+    /// prefix of `symbolics` and whose constraints `values` satisfies: those
+    /// that run on that input from where they stand.
+    pub(super) fn states_on(
+        &self,
+        symbolics: &[SymbolicObject],
+        values: &Assignment,
+        also: impl Fn(&ExecutionState) -> bool,
+    ) -> Vec<StateId> {
+        // One evaluator for all states: their constraints share most subterms.
+        let mut eval = Evaluator::new(&self.pool, values);
+        let mut accepts = |s: &ExecutionState| {
+            s.seeds.is_empty()
+                && also(s)
+                && symbolics.starts_with(&s.symbolics)
+                // The newest constraints tell siblings apart: most states fail at once.
+                && s.constraints.iter().rev().all(|&c| eval.eval(c) != 0)
+        };
+        self.states
+            .keys()
+            .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
+            .collect()
+    }
+
+    /// Makes `test`, whose bytes `values` holds, a seed of `targets`: the
+    /// searcher runs them along it next. Its index among the seeds.
+    pub(super) fn add_seed(&mut self, test: KTest, values: Assignment, targets: &[StateId]) -> u32 {
+        let id = self.seeds.len() as u32;
+        self.seeds.push(test);
+        self.seed_values.push(values);
+        for &t in targets {
+            let s = self.slot(t).as_deref_mut().expect("live state");
+            s.seeds.push(id);
+            s.seeds_checked = s.constraints.len();
+            self.update_searcher(Some(t), &[], &[]);
+        }
+        id
+    }
+}
