@@ -331,16 +331,13 @@ fn explore_and_report(
         // Under a symbolic environment the engine's inputs start with its
         // objects (stdin, its stat), which a fuzz input does not have.
         engine: (run.entry == "main").then(exec::SeedInbox::default),
+        tests: user_tests,
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     if fuzz {
         cfg.seed_inbox = fuzz_cfg.engine.clone();
-        let fuzzer = crate::fuzz::Fuzzer::start(fuzz_cfg);
-        for t in &user_tests {
-            fuzzer.seed(t);
-        }
-        diff.attach_fuzzer(fuzzer);
-    } else if !user_tests.is_empty() && !a.quiet {
+        diff.attach_fuzzer(crate::fuzz::Fuzzer::start(fuzz_cfg));
+    } else if !fuzz_cfg.tests.is_empty() && !a.quiet {
         eprintln!(
             "psychic: warning: --tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic arguments or files)"
         );

@@ -14,14 +14,17 @@ use super::executor::Executor;
 use super::searcher::StateId;
 use super::state::{ExecutionState, SymbolicObject};
 
-/// Inputs for the engine from outside it, as ktests whose objects are the
-/// program's `klee_make_symbolic` calls in order. Shared between the thread
-/// that offers them and the run, which takes some at every progress interval.
+/// Inputs one engine hands the other while both run, as ktests: the
+/// fuzzer's to the symbolic engine (`ExecConfig::seed_inbox`), which takes
+/// some at every progress interval, and the engine's path inputs to the
+/// fuzzer (`crate::fuzz::Fuzzer::seed`), which takes what is there between
+/// its rounds. Either may find inputs faster than the other runs them.
 #[derive(Debug, Clone, Default)]
 pub struct SeedInbox(Arc<Mutex<VecDeque<KTest>>>);
 
-/// Inputs the inbox holds: a newer input pushes out the oldest, so a burst of
-/// finds (a fuzzer's first second) leaves the newest, which went deepest.
+/// Inputs the inbox holds: a newer input pushes out the oldest, so a burst
+/// (a fuzzer's new region, an engine halting thousands of paths a second)
+/// leaves the newest, which went deepest.
 const INBOX_CAPACITY: usize = 64;
 
 /// Inputs the engine takes as seeds per progress interval at most: seeded
@@ -41,14 +44,26 @@ impl SeedInbox {
     fn take_newest(&self) -> Option<KTest> {
         self.0.lock().expect("not poisoned").pop_back()
     }
+
+    /// Every input there, in the order they came.
+    pub fn take_all(&self) -> Vec<KTest> {
+        self.0.lock().expect("not poisoned").drain(..).collect()
+    }
 }
 
 impl Executor<'_> {
     /// Takes the inbox's newest inputs as seeds of the live states that agree
     /// with them. An input no unseeded live state agrees with is dropped: the
     /// engine has explored its path, or follows a seed along it already.
+    /// Not before the input domain is known: seeded states run first, and
+    /// the domain waits for every revision's states to branch on an input
+    /// (`domain`), which a seeded path with slow queries can put off for the
+    /// whole budget, and with it enumeration.
     pub(super) fn take_inbox(&mut self) {
         let Some(inbox) = self.cfg.seed_inbox.clone() else { return };
+        if !self.domain.is_closed() {
+            return;
+        }
         let mut taken = 0;
         while taken < TAKEN_PER_INTERVAL
             && let Some(test) = inbox.take_newest()
