@@ -48,7 +48,7 @@ of the diverging path in each revision's own file:
 Tests come from two engines at once: the symbolic executor, and native differential fuzzing on a
 thread beside it (LibAFL; every revision runs on each input in a fork of the meta program's fuzz
 build, meta.fuzz), which takes the engine's path inputs as seeds and gives the engine the inputs it
-keeps (klee_make_symbolic inputs only). Every test of either is replayed
+keeps (klee_make_symbolic inputs, and stdin in bytes mode). Every test of either is replayed
 on every revision before it counts; report.json's `found_by` says which engine found it. Fuzzing
 finds tests, never proofs. Where the program's first steps bound its input to a box of at most
 4,194,304 inputs (klee_assume((0 <= x) & (x < 1000)) on each klee_make_symbolic object), the
@@ -328,14 +328,12 @@ fn explore_and_report(
             Ok(f) => crate::fuzz::sweep::proof_blocker(&f),
             Err(e) => Some(e.to_string()),
         },
-        // Under a symbolic environment the engine's inputs start with its
-        // objects (stdin, its stat), which a fuzz input does not have.
-        engine: (run.entry == "main").then(exec::SeedInbox::default),
+        engine: posix::seed_shape(&run.words).map(|shape| (exec::SeedInbox::default(), shape)),
         tests: user_tests,
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     if fuzz {
-        cfg.seed_inbox = fuzz_cfg.engine.clone();
+        cfg.seed_inbox = fuzz_cfg.engine.as_ref().map(|(inbox, _)| inbox.clone());
         diff.attach_fuzzer(crate::fuzz::Fuzzer::start(fuzz_cfg));
     } else if !fuzz_cfg.tests.is_empty() && !a.quiet {
         eprintln!(

@@ -10,7 +10,8 @@
 //! ktest, which confirms it by native replay like any candidate.
 //!
 //! Mutations know the input's shape ([`mutate`]); the corpus starts from a
-//! zero input and takes the engine's path inputs as they come ([`Fuzzer::seed`]).
+//! zero input and takes the engine's path inputs, the newest when they come
+//! faster than it runs them ([`Fuzzer::seed`]).
 //! The other way round, every input a mutation adds to the corpus is offered
 //! to the engine as a seed (`FuzzConfig::engine`): hybrid fuzzing, each engine
 //! taking the other's inputs.
@@ -74,9 +75,9 @@ pub struct FuzzConfig {
     pub enumeration_proof: Option<String>,
     /// The end of the run's budget, if it has one.
     pub deadline: Option<Instant>,
-    /// Where the engine takes seeds from, if it can follow this fuzzer's
-    /// inputs: its inputs are the program's objects alone, in call order.
-    pub engine: Option<SeedInbox>,
+    /// Where the engine takes seeds from, and how its inputs lie, if it can
+    /// follow this fuzzer's inputs.
+    pub engine: Option<(SeedInbox, crate::posix::SeedShape)>,
     /// The user's tests (`--tests`), seeds before any other.
     pub tests: Vec<KTest>,
 }
@@ -349,11 +350,14 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
         _: &OT,
         testcase: &mut Testcase<BytesInput>,
     ) -> Result<(), libafl::Error> {
-        if let (Some(engine), true, Some(input)) = (&self.cfg.engine, self.mutating.get(), testcase.input()) {
-            // The engine's inputs are the objects alone (no stdin text).
+        if let (Some((inbox, shape)), true, Some(input)) =
+            (&self.cfg.engine, self.mutating.get(), testcase.input())
+        {
             let bytes = input.mutator_bytes();
-            let objects = &bytes[..bytes.len().min(self.layout.object_bytes())];
-            engine.offer(ktest(&self.cfg.argv, &self.layout, objects));
+            let (objects, text) = bytes.split_at(bytes.len().min(self.layout.object_bytes()));
+            let mut test = ktest(&self.cfg.argv, &self.layout, objects);
+            test.objects = shape.objects(test.objects, text);
+            inbox.offer(test);
             self.shared.offered.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())
