@@ -6,7 +6,8 @@
 //! model; wrong merges and splits count revision pairs; "replay" counts tests
 //! whose inputs, run on the revisions' own builds, do not give the outcomes
 //! the report records; "sym/fuzz/en" counts the tests by the engine that
-//! found them (symbolic, fuzzing, enumeration).
+//! found them (symbolic, fuzzing, enumeration), "fz>eng" the fuzz inputs the
+//! engine took as seeds.
 //!
 //! `cargo bench --bench introclass [PROGRAM...]`
 //! Environment: INTROCLASS_MODELS (default "tokens bytes"), INTROCLASS_MAX_TIME
@@ -41,7 +42,7 @@ fn main() {
         .collect();
 
     println!(
-        "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>5} {:>8} {:>11} {:>6} {:>7} {:>7} {:>8}",
+        "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>5} {:>8} {:>11} {:>6} {:>6} {:>7} {:>7} {:>8}",
         "program",
         "model",
         "revs",
@@ -53,6 +54,7 @@ fn main() {
         "splits",
         "tests",
         "sym/fuzz/en",
+        "fz>eng",
         "disagr",
         "replay",
         "partial",
@@ -105,7 +107,7 @@ fn main() {
             exact += cmp.exact() as usize;
             let by = |e: psychic::report::FoundBy| r.tests.iter().filter(|t| t.found_by == e).count();
             println!(
-                "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5}/{:>2}/{:<2} {:>8} {:>6} {:>7} {:>8.1}",
+                "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5}/{:>2}/{:<2} {:>6} {:>8} {:>6} {:>7} {:>8.1}",
                 p.name,
                 model,
                 revisions.len(),
@@ -119,6 +121,7 @@ fn main() {
                 by(psychic::report::FoundBy::Symbolic),
                 by(psychic::report::FoundBy::Fuzzing),
                 by(psychic::report::FoundBy::Enumeration),
+                r.stats.fuzzing.as_ref().map_or(0, |f| f.engine_seeds),
                 r.stats.disagreements,
                 replay.len(),
                 if r.stats.partial { "yes" } else { "no" },
