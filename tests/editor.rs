@@ -501,17 +501,21 @@ fn chromium(args: &[&str]) -> Output {
     out
 }
 
-/// Two revisions that differ only in whether a byte of 100 counts: slow to
-/// tell apart completely, so a run shows progress for as long as its budget
-/// (which counts from the command's start: compiling takes part of it).
+/// Revisions that differ only in whether a byte of 100 counts, or not at
+/// all: slow to tell apart completely, so a run shows progress for as long
+/// as its budget (which counts from the command's start: compiling takes
+/// part of it).
 fn slow_patch_set(dir: &Path) -> [String; 3] {
     let src = "#include <klee/klee.h>\n#include <stdio.h>\nint main(void) {\n    unsigned char b[24];\n    \
                klee_make_symbolic(b, sizeof b, \"b\");\n    int n = 0;\n    for (int i = 0; i < 24; i++)\n        \
                if (b[i] > 100) n++;\n    printf(\"%d\\n\", n);\n    return 0;\n}\n";
     std::fs::write(dir.join("a.c"), src).unwrap();
     std::fs::write(dir.join("b.c"), src.replace("b[i] > 100", "b[i] >= 100")).unwrap();
-    // Two copies of a: never told apart, so exploration goes on to the budget.
-    ["a.c".into(), "a.c".into(), "b.c".into()]
+    // An equivalent rewrite of a inside the loop: never told apart, and
+    // proved only once every path is explored, so exploration goes on to the
+    // budget.
+    std::fs::write(dir.join("c.c"), src.replace("b[i] > 100", "b[i] >= 101")).unwrap();
+    ["a.c".into(), "c.c".into(), "b.c".into()]
 }
 
 /// Runs psychic under a pseudo-terminal (util-linux `script`); the terminal's
@@ -533,8 +537,8 @@ fn on_terminal(dir: &Path, args: &[&str]) -> String {
 #[test]
 fn progress_shows_on_a_terminal_only() {
     let dir = tempfile::tempdir().unwrap();
-    let [a, a2, b] = slow_patch_set(dir.path());
-    let shown = on_terminal(dir.path(), &["diff-patches", "-o", "o1", "--max-time", "6", &a, &a2, &b]);
+    let [a, c, b] = slow_patch_set(dir.path());
+    let shown = on_terminal(dir.path(), &["diff-patches", "-o", "o1", "--max-time", "6", &a, &c, &b]);
     for want in ["compile", "explore", "1 test, 2 clusters", "s left", "paths", "states (", "live)"] {
         assert!(shown.contains(want), "{want:?} missing from the progress line:\n{shown}");
     }
@@ -542,11 +546,11 @@ fn progress_shows_on_a_terminal_only() {
     assert!(shown.contains("warning:") && shown.contains("\x1b["), "{shown}");
 
     let quiet =
-        on_terminal(dir.path(), &["diff-patches", "-o", "o2", "--quiet", "--max-time", "0.5", &a, &a2, &b]);
+        on_terminal(dir.path(), &["diff-patches", "-o", "o2", "--quiet", "--max-time", "0.5", &a, &c, &b]);
     assert!(quiet.trim().is_empty(), "--quiet prints nothing: {quiet:?}");
 
     let piped = Command::new(bin())
-        .args(["diff-patches", "-o", "o3", "--max-time", "0.5", &a, &a2, &b])
+        .args(["diff-patches", "-o", "o3", "--max-time", "0.5", &a, &c, &b])
         .current_dir(dir.path())
         .output()
         .unwrap();

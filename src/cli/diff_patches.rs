@@ -58,7 +58,15 @@ revisions is told apart or proved. --no-fuzz leaves the engine alone.
 
 A cluster is \"proved equivalent\" only when every path of its revisions was explored exactly and
 every comparison between them settled, or enumeration ran them alike on every input of the
-domain (report.json's stats.enumeration says whether its runs are a proof, and if not, why). Whatever the engine approximated (a concretised value, a
+domain (report.json's stats.enumeration says whether its runs are a proof, and if not, why).
+Exploration need not end for that: where every state left follows both revisions of a pair and
+can reach no meta-branch site that gives them different code, the rest of the run cannot tell
+them apart, and the run stops as soon as every pair is told apart or proved.
+
+Where the variants of a meta branch compute the same thing in other words (x * 2 and x + x, a
+branch and a conditional expression), their states merge again where the variants meet, if one
+solver query proves their effects equal on every input of the path: the code after the patch
+then runs once for all of them. --no-merge keeps them apart. Whatever the engine approximated (a concretised value, a
 libc-model gap, an unmodelled call, an unsupported instruction, a solver timeout, a path cut by a
 limit, states left when the budget ran out) is listed per revision in report.json's `coverage`, and
 the clusters it touches are \"not separated\", with the reasons; the report is then partial.
@@ -289,6 +297,18 @@ fn explore_and_report(
         cross_seed: true,
         revisions: Some(n as u32),
         interrupt: Some(interrupt),
+        site_variants: meta
+            .sites
+            .iter()
+            .map(|site| {
+                let variants = site.variants.iter().map(|v| {
+                    let mut set = exec::RevSet::empty();
+                    v.revisions.iter().for_each(|&r| set.insert(r as u32));
+                    set
+                });
+                (site.id as u32, variants.collect())
+            })
+            .collect(),
         ..ExecConfig::default()
     };
     a.exec.apply(&mut cfg, SearchKind::Parallel)?;
@@ -422,7 +442,7 @@ fn explore_and_report(
             states: stats.states_created,
             paths_completed: stats.completed_paths(),
             paths_partial: stats.paths_early,
-            queries: solver.queries + diff.stats.queries,
+            queries: solver.queries,
             query_cache_hits: solver.query_cache.hits,
             cex_cache_hits: solver.cex_cache.hits,
             solver_seconds: solver.total_time.as_secs_f64(),
@@ -431,8 +451,15 @@ fn explore_and_report(
             disagreements: diff.stats.disagreements,
             tree_optimal: tree.as_ref().is_none_or(|t| t.optimal),
             separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
-            query_kinds: query_kinds(solver, &diff.stats),
+            query_kinds: query_kinds(solver, stats, &diff.stats),
             fuzzing,
+            merging: report::MergeStats {
+                groups: stats.merge_groups,
+                expired: stats.merge_groups_expired,
+                merged_states: stats.merged_states,
+            },
+            deferred_branch_queries: stats.deferred_queries,
+            pairs_proved_by_exploration: diff.stats.pairs_proved_by_exploration,
             enumeration: diff.enumeration.clone(),
             ..report::Stats::default()
         },
@@ -482,16 +509,21 @@ fn explore_and_report(
     Ok(ExitCode::SUCCESS)
 }
 
-fn query_kinds(solver: &crate::solver::SolverStats, d: &crate::diff::DiffStats) -> report::QueryKinds {
+fn query_kinds(
+    solver: &crate::solver::SolverStats,
+    engine: &crate::exec::ExecStats,
+    d: &crate::diff::DiffStats,
+) -> report::QueryKinds {
     let kind = |queries, seconds| report::QueryKind { queries, seconds };
-    let (diff, seed) = (d.differential_seconds, d.seed_seconds);
+    let (diff, seed, merge) = (d.differential_seconds, d.seed_seconds, engine.merge_time.as_secs_f64());
     report::QueryKinds {
         branch: kind(
-            solver.queries.saturating_sub(d.queries + d.seed_queries),
-            (solver.total_time.as_secs_f64() - diff - seed).max(0.0),
+            solver.queries.saturating_sub(d.queries + d.seed_queries + engine.merge_queries),
+            (solver.total_time.as_secs_f64() - diff - seed - merge).max(0.0),
         ),
         differential: kind(d.queries, diff),
         seed: kind(d.seed_queries, seed),
+        merge: kind(engine.merge_queries, merge),
     }
 }
 

@@ -60,6 +60,13 @@ pub struct ExecArgs {
     /// A seed input; repeatable.
     #[arg(long = "seed-file", value_name = "KTEST")]
     pub seed_files: Vec<PathBuf>,
+    /// Keep the states of a revision split apart to the end. By default,
+    /// where the variants of a meta branch meet again (the branch's
+    /// post-dominator) with the same path condition and effects equal on
+    /// every input of it (one solver query where they differ in form), the
+    /// revisions go on as one state.
+    #[arg(long)]
+    pub no_merge: bool,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy)]
@@ -103,6 +110,7 @@ impl ExecArgs {
             External::All => ExternalCalls::Native,
         };
         cfg.check_overshift = self.check_overshift;
+        cfg.merge = !self.no_merge;
         cfg.seeds = self.seeds()?;
         Ok(())
     }

@@ -110,6 +110,14 @@ impl<O: HaltObserver, F: Fn(&O) -> String> HaltObserver for Tracked<'_, O, F> {
         self.inner.on_domain(domain)
     }
 
+    fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
+        self.inner.open_pairs()
+    }
+
+    fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
+        self.inner.proved_by_exploration(pairs)
+    }
+
     fn on_progress(&mut self, p: &exec::Progress<'_>) -> Control {
         let control = self.inner.on_progress(p);
         if self.progress.shown() {

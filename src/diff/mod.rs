@@ -111,6 +111,9 @@ pub struct DiffStats {
     /// Differential queries that timed out at first and were put off, to be
     /// asked again with a longer timeout (each attempt counts in `queries`).
     pub queries_deferred: u64,
+    /// Revision pairs proved equivalent when no state left could tell them
+    /// apart, before exploration ended (`HaltObserver::proved_by_exploration`).
+    pub pairs_proved_by_exploration: u64,
     /// Seconds in the solver for differential queries and for seeds.
     pub differential_seconds: f64,
     pub seed_seconds: f64,
@@ -175,7 +178,8 @@ pub struct Differentiator<'a> {
     /// `told_apart[a * n + b]`: some confirmed test separates a and b.
     told_apart: Vec<bool>,
     /// `proved[a * n + b]`: a and b behave alike on every input of the
-    /// domain (enumeration's proof).
+    /// domain (enumeration's proof), or no state left when the run stopped
+    /// could tell them apart (exploration's).
     proved: Vec<bool>,
     /// Pairs neither told apart nor proved equivalent.
     pairs_left: usize,
@@ -328,7 +332,8 @@ impl<'a> Differentiator<'a> {
         self.enumeration = Some(stats);
     }
 
-    /// Enumeration proved `a` and `b` equivalent on the whole domain.
+    /// Enumeration or exploration proved `a` and `b` equivalent on the
+    /// whole domain.
     pub fn proved(&self, a: usize, b: usize) -> bool {
         self.proved[a * self.revisions + b]
     }
@@ -667,6 +672,32 @@ impl HaltObserver for Differentiator<'_> {
     fn on_domain(&mut self, domain: &crate::exec::InputDomain) {
         if let Some(f) = &self.fuzzer {
             f.enumerate(domain.clone());
+        }
+    }
+
+    fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
+        if !self.retries.is_empty() {
+            return None;
+        }
+        let n = self.revisions;
+        let open: Vec<(u32, u32)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| !self.told_apart[a * n + b] && !self.proved[a * n + b])
+            .map(|(a, b)| (a as u32, b as u32))
+            .collect();
+        open.iter().all(|&(a, b)| self.gaps(a, b).next().is_none()).then_some(open)
+    }
+
+    fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
+        let n = self.revisions;
+        for &(a, b) in pairs {
+            let (a, b) = (a as usize, b as usize);
+            if !self.proved[a * n + b] && !self.told_apart[a * n + b] {
+                self.proved[a * n + b] = true;
+                self.proved[b * n + a] = true;
+                self.pairs_left -= 1;
+                self.stats.pairs_proved_by_exploration += 1;
+            }
         }
     }
 

@@ -144,12 +144,19 @@ impl Executor<'_> {
         halted: bool,
         children: &[ExecutionState],
     ) -> Option<InputDomain> {
+        let after = !halted && st.domain_open();
+        let born = children.iter().filter(|c| c.domain_open()).count();
+        self.count_stretches(born + usize::from(after), usize::from(before))
+    }
+
+    /// Counts `began` stretches and `ended` ones (also where a merge joins
+    /// two states into one); when none is left, the box of what they saw,
+    /// once.
+    pub(super) fn count_stretches(&mut self, began: usize, ended: usize) -> Option<InputDomain> {
         if self.domain.closed {
             return None;
         }
-        let after = !halted && st.domain_open();
-        let born = children.iter().filter(|c| c.domain_open()).count();
-        self.domain.open = self.domain.open + born + usize::from(after) - usize::from(before);
+        self.domain.open = self.domain.open + began - ended;
         if self.domain.open > 0 {
             return None;
         }

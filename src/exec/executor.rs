@@ -72,7 +72,7 @@ pub struct Executor<'m> {
     pub(super) ptree: ProcessTree,
     covered: Vec<Vec<bool>>,
     pub(super) stats: ExecStats,
-    observer: Option<Box<dyn HaltObserver + 'm>>,
+    pub(super) observer: Option<Box<dyn HaltObserver + 'm>>,
     pub(super) paths: Vec<HaltedPath>,
     /// States forked off during the current step.
     pub(super) forked: Vec<ExecutionState>,
@@ -83,7 +83,7 @@ pub struct Executor<'m> {
     /// the states it leaves are no gap in what it reports.
     observer_stopped: bool,
     /// Exact and approximated halted paths per revision.
-    coverage: Coverage,
+    pub(super) coverage: Coverage,
     num_revisions: u32,
     pub(super) entry: FuncId,
     /// The `FILE` objects `stdin`, `stdout` and `stderr` point to, if the
@@ -106,6 +106,14 @@ pub struct Executor<'m> {
     /// (`Executor::resolve`).
     pub(super) provenance: HashMap<ExprId, Option<u64>>,
     pub(super) domain: super::domain::DomainWindow,
+    pub(super) merges: super::merge::Merges,
+    pub(super) deferred: super::defer::Deferred,
+    pub(super) reach: super::reach::SiteReach,
+    /// Per function, what merging and early stops ask of its CFG, once.
+    analyses: HashMap<FuncId, std::rc::Rc<crate::ir::cfg::Analysis>>,
+    /// Where the current step split its state's revisions (function and
+    /// instruction), for `merge`.
+    pub(super) split_at: Option<(FuncId, u32)>,
 }
 
 impl<'m> Executor<'m> {
@@ -162,6 +170,11 @@ impl<'m> Executor<'m> {
             unhandled: None,
             seeds,
             seed_values,
+            merges: super::merge::Merges::default(),
+            deferred: super::defer::Deferred::default(),
+            reach: super::reach::SiteReach::default(),
+            analyses: HashMap::new(),
+            split_at: None,
             inbox_seeds: HashSet::new(),
         })
     }
@@ -193,7 +206,7 @@ impl<'m> Executor<'m> {
         let mut steps = 0u64;
         let mut last_progress = start;
         let mut last_inbox = start;
-        while !self.searcher.is_empty() {
+        while !self.searcher.is_empty() || !self.deferred.is_empty() {
             if last_inbox.elapsed() >= PROGRESS_INTERVAL {
                 last_inbox = Instant::now();
                 self.take_inbox();
@@ -208,7 +221,9 @@ impl<'m> Executor<'m> {
                     solver: self.solver.stats(),
                     live_states: self.states.len(),
                 };
-                if obs.on_progress(&p) == Control::Stop && self.stop.is_none() {
+                if (obs.on_progress(&p) == Control::Stop || self.stop_if_settled() == Control::Stop)
+                    && self.stop.is_none()
+                {
                     self.stop = Some("stopped by the halt observer".into());
                     self.observer_stopped = true;
                     self.end_all("stopped by the halt observer");
@@ -221,9 +236,19 @@ impl<'m> Executor<'m> {
                 break;
             }
             steps += 1;
-            let sid = {
-                let view = SearchView { states: &self.states, ptree: &self.ptree };
-                self.searcher.select(&view)
+            if !self.deferred.is_empty() {
+                let back = self.deferred_back(self.searcher.is_empty());
+                self.update_searcher(None, &back, &[]);
+            }
+            if self.searcher.is_empty() {
+                continue;
+            }
+            let sid = match self.merges.urgent(|s| self.deferred.contains(s)) {
+                Some(s) => s,
+                None => {
+                    let view = SearchView { states: &self.states, ptree: &self.ptree };
+                    self.searcher.select(&view)
+                }
             };
             let mut st = self.slot(sid).take().expect("searcher selected a live state");
             let domain_open = st.domain_open();
@@ -265,17 +290,40 @@ impl<'m> Executor<'m> {
                     self.state_mut(c).ptree_node = l;
                 }
             }
+            let groups = st.merge.clone();
+            self.join_groups(&groups, &added);
+            if let Some(split) = self.split_at.take() {
+                self.open_group(split, &mut st, sid, &added);
+            }
             let mut removed = Vec::new();
-            match halted {
+            let mut resumed = match halted {
                 Some(t) => {
                     self.ptree.remove(st.ptree_node);
                     self.states.remove(sid);
                     removed.push(sid);
+                    let groups = st.merge.clone();
                     self.halt(*st, t);
+                    self.leave_groups(sid, &groups)
                 }
-                None => *self.slot(sid) = Some(st),
-            }
+                None => {
+                    *self.slot(sid) = Some(st);
+                    if self.defer_step(sid) {
+                        removed.push(sid);
+                        Vec::new()
+                    } else {
+                        let (waits, resumed) = self.after_step(sid);
+                        if waits {
+                            removed.push(sid);
+                        }
+                        resumed
+                    }
+                }
+            };
+            resumed.extend(self.expire_groups());
             self.update_searcher(Some(sid), &added, &removed);
+            if !resumed.is_empty() {
+                self.update_searcher(None, &resumed, &[]);
+            }
             let live = self.states.len() as u64;
             self.stats.max_live_states = self.stats.max_live_states.max(live);
             if self.stop.is_some() {
@@ -369,6 +417,14 @@ impl<'m> Executor<'m> {
     ) {
         let view = SearchView { states: &self.states, ptree: &self.ptree };
         self.searcher.update(&view, current, added, removed);
+    }
+
+    /// `f`'s post-dominators and live registers.
+    pub(super) fn analysis(&mut self, f: FuncId) -> std::rc::Rc<crate::ir::cfg::Analysis> {
+        let body = self.m.func(f).body.as_ref().expect("defined");
+        std::rc::Rc::clone(
+            self.analyses.entry(f).or_insert_with(|| std::rc::Rc::new(crate::ir::cfg::Analysis::of(body))),
+        )
     }
 
     /// Records on `st` that the engine narrowed its behaviour here.
@@ -615,6 +671,9 @@ impl<'m> Executor<'m> {
         let mut n = 0u64;
         let mut out = None;
         while n < QUANTUM {
+            if !st.merge.is_empty() && self.merges.at_join(st) {
+                break;
+            }
             let f = st.stack.last().expect("running state has a frame");
             let body = m.funcs[f.func.index()].body.as_ref().expect("defined");
             let inst = &body.insts[f.pc as usize];
@@ -679,11 +738,13 @@ impl<'m> Executor<'m> {
         if let Some(c) = self.pool.as_const(cond) {
             return Ok(Some(c != 0));
         }
-        match self.solver.evaluate(&self.pool, &st.constraints, cond) {
-            Ok(Validity::True) => Ok(Some(true)),
-            Ok(Validity::False) => Ok(Some(false)),
-            Ok(Validity::Unknown) => Ok(None),
-            Err(e) => Err(self.solver_error(st, e)),
+        let constraints = std::mem::take(&mut st.constraints);
+        let v = self.branch_query(st, |s, pool| s.evaluate(pool, &constraints, cond));
+        st.constraints = constraints;
+        match v? {
+            Validity::True => Ok(Some(true)),
+            Validity::False => Ok(Some(false)),
+            Validity::Unknown => Ok(None),
         }
     }
 

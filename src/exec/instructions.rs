@@ -683,13 +683,20 @@ impl<'m> Executor<'m> {
         }
         targets.push((default, none));
         let mut feasible = Vec::new();
+        let constraints = std::mem::take(&mut st.constraints);
+        let mut asked = Ok(());
         for (edge, cond) in targets {
-            match self.solver.may_be_true(&self.pool, &st.constraints, cond) {
+            match self.branch_query(st, |s, pool| s.may_be_true(pool, &constraints, cond)) {
                 Ok(true) => feasible.push((edge, cond)),
                 Ok(false) => {}
-                Err(err) => return Err(self.solver_error(st, err)),
+                Err(stop) => {
+                    asked = Err(stop);
+                    break;
+                }
             }
         }
+        st.constraints = constraints;
+        asked?;
         if feasible.len() > 1 && !self.may_fork(st)? {
             feasible.truncate(1);
         }

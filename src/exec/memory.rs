@@ -420,6 +420,72 @@ impl AddressSpace {
         self.by_base.len()
     }
 
+    /// Where two address spaces that hold the same objects differ: the pairs
+    /// of bytes, at least one of them symbolic, that must be equal for the
+    /// two to be one memory. `false` if they cannot be (another set of
+    /// objects, a concrete byte against another, written bytes against
+    /// unwritten ones, or an object in array form in one of them).
+    pub fn differences(&self, other: &AddressSpace, pairs: &mut Vec<(Byte, Byte)>) -> bool {
+        if self.by_base.len() != other.by_base.len() || self.freed != other.freed {
+            return false;
+        }
+        for ((ba, &ia), (bb, &ib)) in self.by_base.iter().zip(&other.by_base) {
+            let (a, b) = (self.slots.get(ia as usize), other.slots.get(ib as usize));
+            let (Some(a), Some(b)) = (a, b) else { return false };
+            if ba != bb {
+                return false;
+            }
+            if Rc::ptr_eq(a, b) {
+                continue;
+            }
+            if a.size != b.size
+                || a.kind != b.kind
+                || a.readonly != b.readonly
+                || a.sym_size != b.sym_size
+                || a.uninit != b.uninit
+                || a.array.is_some()
+                || b.array.is_some()
+            {
+                return false;
+            }
+            if a.sym.is_none() && b.sym.is_none() {
+                if a.bytes != b.bytes {
+                    return false;
+                }
+                continue;
+            }
+            let byte = |o: &ObjectState, i: usize| match o.sym.as_ref().and_then(|s| s[i]) {
+                Some(e) => Byte::S(e),
+                None => Byte::C(o.bytes[i]),
+            };
+            for i in 0..a.size as usize {
+                match (byte(a, i), byte(b, i)) {
+                    (x, y) if x == y => {}
+                    (Byte::C(_), Byte::C(_)) => return false,
+                    (x, y) => pairs.push((x, y)),
+                }
+            }
+        }
+        true
+    }
+
+    /// Every expression the objects hold: symbolic bytes, array terms and
+    /// symbolic sizes.
+    pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
+        self.by_base.values().flat_map(move |&id| {
+            let o = self.object(id);
+            let bytes = o.sym.iter().flat_map(|s| s.iter().flatten().copied());
+            o.array.into_iter().chain(o.sym_size).chain(bytes)
+        })
+    }
+
+    /// After `other`'s state is merged into this one: no later allocation
+    /// may reuse an address either of them handed out.
+    pub fn absorb_allocator(&mut self, other: &AddressSpace) {
+        self.next_heap = self.next_heap.max(other.next_heap);
+        self.next_stack = self.next_stack.max(other.next_stack);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.by_base.is_empty()
     }

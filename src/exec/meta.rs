@@ -7,6 +7,7 @@
 //! the instruction semantics it hooks into.
 
 use crate::expr::{ExprId, ExprPool};
+use crate::ir::cfg::block_insts;
 use crate::ir::{BinOp, Callee, CastOp, Edge, Module, NO_REG, Op, Reg};
 
 use super::revset::RevSet;
@@ -36,7 +37,7 @@ impl<'m> Executor<'m> {
         if groups.len() == 1 {
             return Ok(groups[0].0);
         }
-        self.stats.revision_splits += 1;
+        self.note_split(st);
         for (_, set) in &groups[1..] {
             let mut child = st.clone();
             child.revisions = *set;
@@ -93,12 +94,12 @@ impl<'m> Executor<'m> {
         let body = self.m.func(func).body.as_ref().expect("defined");
         let computed: Vec<(Reg, Value)> = evaluated
             .iter()
-            .flat_map(|&b| block_insts(body, b))
+            .flat_map(|&b| block_insts(body, b as usize))
             .filter(|&i| body.insts[i].dst != NO_REG)
             .map(|i| (body.insts[i].dst, scratch.frame().regs[body.insts[i].dst as usize].clone()))
             .collect();
         if groups.len() > 1 {
-            self.stats.revision_splits += 1;
+            self.note_split(st);
         }
         let mut parts: Vec<ExecutionState> = (1..groups.len()).map(|_| st.clone()).collect();
         for (k, (edge, moves, set)) in groups.into_iter().enumerate() {
@@ -116,6 +117,14 @@ impl<'m> Executor<'m> {
         }
         self.forked.extend(parts);
         true
+    }
+
+    /// A split of `st`'s revisions at its current instruction: the
+    /// resulting states may meet again where the variants join (`merge`).
+    fn note_split(&mut self, st: &ExecutionState) {
+        self.stats.revision_splits += 1;
+        let f = st.frame();
+        self.split_at = Some((f.func, f.pc));
     }
 
     /// Follows revision `r` from `edge` through revision-only blocks.
@@ -137,7 +146,7 @@ impl<'m> Executor<'m> {
             if !edge.moves.is_empty() || !self.revision_only(body, b) {
                 break;
             }
-            let insts: Vec<usize> = block_insts(body, b).collect();
+            let insts: Vec<usize> = block_insts(body, b as usize).collect();
             let (term, rest) = insts.split_last().expect("a block ends in a terminator");
             if !evaluated.contains(&b) {
                 scratch.frame_mut().pc = body.blocks[b as usize].first.0;
@@ -195,7 +204,7 @@ impl<'m> Executor<'m> {
     /// `__klee_meta`, no decisions but its terminator), so that running it
     /// ahead for the revisions is invisible.
     fn revision_only(&self, body: &crate::ir::Body, b: u32) -> bool {
-        block_insts(body, b).all(|i| match &body.insts[i].op {
+        block_insts(body, b as usize).all(|i| match &body.insts[i].op {
             Op::ICmp { .. }
             | Op::Copy { .. }
             | Op::Select { .. }
@@ -255,7 +264,7 @@ impl<'m> Executor<'m> {
         if groups.len() == 1 {
             return Ok(groups[0].1);
         }
-        self.stats.revision_splits += 1;
+        self.note_split(st);
         for (_, _, set) in &groups[1..] {
             let mut child = st.clone();
             child.revisions = *set;
@@ -268,13 +277,6 @@ impl<'m> Executor<'m> {
 
 /// Blocks a revision-decided branch looks through.
 const LOOKAHEAD_BLOCKS: usize = 32;
-
-/// The instructions of block `b`, terminator last.
-fn block_insts(body: &crate::ir::Body, b: u32) -> impl Iterator<Item = usize> {
-    let start = body.blocks[b as usize].first.index();
-    let end = body.blocks.get(b as usize + 1).map_or(body.insts.len(), |n| n.first.index());
-    start..end
-}
 
 /// Splits a halted path by the revisions whose outputs differ: every output
 /// expression that mentions the revision is made concrete per revision.

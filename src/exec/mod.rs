@@ -14,13 +14,16 @@ mod access;
 mod alloc;
 mod calls;
 pub mod coverage;
+mod defer;
 pub mod domain;
 mod executor;
 mod float;
 mod instructions;
 pub mod memory;
+mod merge;
 mod meta;
 pub mod printf;
+mod reach;
 pub mod revset;
 pub mod searcher;
 mod seeds;
@@ -113,6 +116,13 @@ pub struct ExecConfig {
     pub seed_inbox: Option<SeedInbox>,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Merge the states of a revision split again where the variants meet
+    /// with equal effects (`merge`).
+    pub merge: bool,
+    /// Per meta-branch site, the revisions of each of its variants (the meta
+    /// program's site table), so that the run knows which pairs a site can
+    /// still tell apart (`reach`). A site not listed may tell apart any.
+    pub site_variants: std::collections::HashMap<u32, Vec<RevSet>>,
 }
 
 impl Default for ExecConfig {
@@ -139,6 +149,8 @@ impl Default for ExecConfig {
             cross_seed: false,
             seed_inbox: None,
             interrupt: None,
+            merge: true,
+            site_variants: Default::default(),
         }
     }
 }
@@ -168,6 +180,17 @@ pub struct ExecStats {
     pub covered_blocks: u64,
     pub total_blocks: u64,
     pub elapsed: Duration,
+    /// Revision splits whose variants meet again in the split's frame
+    /// (merge groups), those that ended before all their states met, states
+    /// merged into another, and the queries that proved them equal.
+    pub merge_groups: u64,
+    pub merge_groups_expired: u64,
+    pub merged_states: u64,
+    pub merge_queries: u64,
+    pub merge_time: Duration,
+    /// Branch queries that ran out of their first (or a later) timeout and
+    /// put their state aside (`defer`).
+    pub deferred_queries: u64,
 }
 
 impl ExecStats {
@@ -211,6 +234,18 @@ pub trait HaltObserver {
     /// Called once, early, if the program's first steps bound every input
     /// to a box (`domain`).
     fn on_domain(&mut self, _domain: &InputDomain) {}
+
+    /// The revision pairs neither told apart nor proved equivalent, if every
+    /// comparison of their halted paths settled without a difference (none
+    /// waits for the solver, none failed): the run may stop once no state
+    /// left can tell them apart. `None`: it may not.
+    fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
+        None
+    }
+
+    /// The run stops because no state left can tell these pairs apart, and
+    /// nothing was approximated on their paths: they are equivalent.
+    fn proved_by_exploration(&mut self, _pairs: &[(u32, u32)]) {}
 }
 
 /// How often [`HaltObserver::on_progress`] is called.
@@ -241,6 +276,14 @@ impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
 
     fn on_domain(&mut self, domain: &InputDomain) {
         (**self).on_domain(domain)
+    }
+
+    fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
+        (**self).open_pairs()
+    }
+
+    fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
+        (**self).proved_by_exploration(pairs)
     }
 }
 

@@ -208,6 +208,16 @@ impl ProcessTree {
         }
     }
 
+    /// Takes a leaf's state out of the walk while it waits (a state paused
+    /// at a merge point); `unpark` puts it back.
+    pub fn park(&mut self, leaf: usize) {
+        self.node_mut(leaf).state = None;
+    }
+
+    pub fn unpark(&mut self, leaf: usize, state: StateId) {
+        self.node_mut(leaf).state = Some(state);
+    }
+
     /// A random walk from the root to a leaf, with a fair choice at each node.
     pub fn random_leaf(&self, root: usize, rng: &mut impl Rng) -> Option<StateId> {
         let mut n = root;

@@ -91,7 +91,9 @@ impl Executor<'_> {
 
     /// The unseeded live states `also` admits whose inputs so far are a
     /// prefix of `symbolics` and whose constraints `values` satisfies: those
-    /// that run on that input from where they stand.
+    /// that run on that input from where they stand. Not a state waiting to
+    /// merge or put aside (`merge`, `defer`): the searcher does not hold it,
+    /// and a seed would have it run.
     pub(super) fn states_on(
         &self,
         symbolics: &[SymbolicObject],
@@ -109,6 +111,7 @@ impl Executor<'_> {
         };
         self.states
             .keys()
+            .filter(|&k| !self.merges.is_waiting(k) && !self.deferred.contains(k))
             .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
             .collect()
     }

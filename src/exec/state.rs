@@ -12,7 +12,7 @@ use super::revset::RevSet;
 use super::value::Value;
 
 /// Where a frame's variadic arguments live (x86-64 SysV `va_list` areas).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VarArgs {
     pub reg_save_area: u64,
     pub overflow_area: u64,
@@ -253,6 +253,12 @@ pub struct ExecutionState {
     /// and nothing was approximated, this path stands for every input of
     /// its revisions (`exec::domain`).
     pub(super) domain_constraints: usize,
+    /// The merge groups (`exec::merge`) this state belongs to, innermost
+    /// last: the revision splits whose variants it may meet again.
+    pub(super) merge: Vec<u32>,
+    /// Branch queries of this state that ran out of time since its last one
+    /// answered: its next one gets ten times the timeout for each (`defer`).
+    pub(super) patience: u8,
 }
 
 impl ExecutionState {
@@ -274,6 +280,8 @@ impl ExecutionState {
             ptree_node: 0,
             approximations: Vec::new(),
             domain_constraints: 0,
+            merge: Vec::new(),
+            patience: 0,
         }
     }
 

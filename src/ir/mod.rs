@@ -8,6 +8,7 @@
 //! the parallel moves it implies. Debug locations live in a side table. The
 //! interpreter never calls into LLVM.
 
+pub mod cfg;
 mod llvm;
 mod load;
 

@@ -254,8 +254,8 @@ pub struct Stats {
     pub tree_optimal: bool,
     pub separating_optimal: bool,
     /// Solver calls by what asked: the engine's branches (and the rest of its
-    /// own queries), the differential queries between paths, and models of
-    /// halted paths that seed fuzzing.
+    /// own queries), the differential queries between paths, models of
+    /// halted paths that seed fuzzing, and the merges of revision splits.
     #[serde(default)]
     pub query_kinds: QueryKinds,
     /// Native differential fuzzing beside the engine, if it ran.
@@ -265,6 +265,28 @@ pub struct Stats {
     /// box (`fuzz::sweep`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enumeration: Option<crate::fuzz::EnumerationStats>,
+    /// States of a revision split merged again where the variants meet.
+    #[serde(default)]
+    pub merging: MergeStats,
+    /// Branch queries that ran out of their first timeout (or a later one)
+    /// and put their state aside while the others ran.
+    #[serde(default)]
+    pub deferred_branch_queries: u64,
+    /// Revision pairs proved equivalent when the run stopped early because
+    /// no state left could tell them apart.
+    #[serde(default)]
+    pub pairs_proved_by_exploration: u64,
+}
+
+/// The engine's merging of revision splits (`exec::merge`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MergeStats {
+    /// Revision splits whose variants meet again in the split's frame.
+    pub groups: u64,
+    /// Groups given up before every state of theirs met.
+    pub expired: u64,
+    /// States merged into another (one fewer path each).
+    pub merged_states: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -272,6 +294,9 @@ pub struct QueryKinds {
     pub branch: QueryKind,
     pub differential: QueryKind,
     pub seed: QueryKind,
+    /// Whether states that met after a revision split are equal (`merging`).
+    #[serde(default)]
+    pub merge: QueryKind,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -101,6 +101,14 @@ pub fn summary(r: &Report) -> String {
         st.confirmed_tests,
         st.disagreements
     );
+    let m = &st.merging;
+    if m.groups > 0 {
+        let _ = writeln!(
+            s,
+            "merging: {} revision splits with a meeting point, {} states merged there ({} queries), {} gave up waiting",
+            m.groups, m.merged_states, st.query_kinds.merge.queries, m.expired
+        );
+    }
     if let Some(f) = &st.fuzzing {
         let found = r.tests.iter().filter(|t| t.found_by == super::FoundBy::Fuzzing).count();
         let engine = if f.offered > 0 {
