@@ -5,7 +5,9 @@
 //! its clusters are compared with the truth. One table row per program and
 //! model; wrong merges and splits count revision pairs; "replay" counts tests
 //! whose inputs, run on the revisions' own builds, do not give the outcomes
-//! the report records.
+//! the report records; "sym/fuzz/en" counts the tests by the engine that
+//! found them (symbolic, fuzzing, enumeration), "fz>eng" the fuzz inputs the
+//! engine took as seeds.
 //!
 //! `cargo bench --bench introclass [PROGRAM...]`
 //! Environment: INTROCLASS_MODELS (default "tokens bytes"), INTROCLASS_MAX_TIME
@@ -40,7 +42,7 @@ fn main() {
         .collect();
 
     println!(
-        "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>5} {:>8} {:>6} {:>7} {:>7} {:>8}",
+        "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>5} {:>8} {:>11} {:>6} {:>6} {:>7} {:>7} {:>8}",
         "program",
         "model",
         "revs",
@@ -51,6 +53,8 @@ fn main() {
         "merges",
         "splits",
         "tests",
+        "sym/fuzz/en",
+        "fz>eng",
         "disagr",
         "replay",
         "partial",
@@ -101,8 +105,9 @@ fn main() {
             let cmp = Verdict::new(&truth, &r.clusters);
             let replay = corpus::replay_mismatches(&r, &run_dir.join("out"), &bins, &[]);
             exact += cmp.exact() as usize;
+            let by = |e: psychic::report::FoundBy| r.tests.iter().filter(|t| t.found_by == e).count();
             println!(
-                "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>8.1}",
+                "{:<10} {:<6} {:>4} {:>6} {:>5} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5}/{:>2}/{:<2} {:>6} {:>8} {:>6} {:>7} {:>8.1}",
                 p.name,
                 model,
                 revisions.len(),
@@ -113,6 +118,10 @@ fn main() {
                 cmp.merged.len(),
                 cmp.split.len(),
                 r.tests.len(),
+                by(psychic::report::FoundBy::Symbolic),
+                by(psychic::report::FoundBy::Fuzzing),
+                by(psychic::report::FoundBy::Enumeration),
+                r.stats.fuzzing.as_ref().map_or(0, |f| f.engine_seeds),
                 r.stats.disagreements,
                 replay.len(),
                 if r.stats.partial { "yes" } else { "no" },

@@ -255,6 +255,49 @@ pub fn stdin_objects(text: &[u8]) -> [Object; 2] {
     [Object { name: "stdin".into(), bytes: text.to_vec() }, Object { name: "stdin-stat".into(), bytes: stat }]
 }
 
+/// How the engine's inputs lie, for a seed made of a fuzz input (the
+/// program's objects, then stdin's text): the objects alone, or after stdin
+/// read byte by byte as N symbolic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedShape {
+    Objects,
+    StdinBytes(u32),
+}
+
+/// The shape of the engine's inputs under `words`, where a fuzz input maps to
+/// them: not for stdin in token mode (its objects are made as scanf runs,
+/// each where a number's text starts), nor for symbolic arguments and files
+/// (the fuzzer runs concrete ones).
+pub fn seed_shape(words: &[String]) -> Option<SeedShape> {
+    let (mut shape, mut bytes) = (SeedShape::Objects, false);
+    for w in parse_words(words).ok()? {
+        match w {
+            Word::Concrete(_) => {}
+            Word::SymStdin { len } => shape = SeedShape::StdinBytes(len),
+            Word::StdinModel(m) => bytes = m == StdinModel::Bytes,
+            Word::SymArg { .. } | Word::SymArgs { .. } | Word::SymFiles { .. } => return None,
+        }
+    }
+    (shape == SeedShape::Objects || bytes).then_some(shape)
+}
+
+impl SeedShape {
+    /// The objects of a seed, in the engine's order: for stdin, its text cut
+    /// or padded to N bytes (the engine's stdin is exactly N), its stat and
+    /// `model_version`, as `__psychic_posix_main` makes them; then the
+    /// program's. Spaces pad: they end a number or a word as the end of the
+    /// input does for scanf, and a seed only leads the search.
+    pub fn objects(self, program: Vec<Object>, text: &[u8]) -> Vec<Object> {
+        let SeedShape::StdinBytes(n) = self else { return program };
+        let mut stdin = text[..text.len().min(n as usize)].to_vec();
+        stdin.resize(n as usize, b' ');
+        let mut out = stdin_objects(&stdin).to_vec();
+        out.push(Object { name: "model_version".into(), bytes: 1u32.to_le_bytes().to_vec() });
+        out.extend(program);
+        out
+    }
+}
+
 /// An object of the symbolic environment (arguments, stdin, files and their
 /// bookkeeping) rather than of `klee_make_symbolic`; the native runtime's
 /// `is_posix_object` is the same test.

@@ -227,6 +227,21 @@ fn check(name: &'static str) {
     } else {
         truth::replay_mismatches(&report, &out, &set.revisions)
     };
+    let by = |e: psychic::report::FoundBy| report.tests.iter().filter(|t| t.found_by == e).count();
+    let fuzzing = report.stats.fuzzing.clone().unwrap_or_default();
+    // The figures of fixtures/float/README.md.
+    eprintln!(
+        "{name}: clusters {:?}, tests sym/fuzz/enum {}/{}/{}, {:.1} s; fuzz inputs the engine took {} \
+         ({} states, {} paths)",
+        report.clusters,
+        by(psychic::report::FoundBy::Symbolic),
+        by(psychic::report::FoundBy::Fuzzing),
+        by(psychic::report::FoundBy::Enumeration),
+        report.stats.seconds.total,
+        fuzzing.engine_seeds,
+        fuzzing.engine_states,
+        fuzzing.engine_paths
+    );
     handwritten::assert_exact(name, &report, &set.partition, &bad);
 }
 

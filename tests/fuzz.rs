@@ -161,6 +161,51 @@ fn the_users_tests_seed_fuzzing() {
     assert_eq!(found.outcomes[0].stdout, "21\n");
 }
 
+/// Hybrid fuzzing, the fuzzer's half: an input its mutations keep seeds the
+/// engine while it runs. In `fixtures/hybrid` the rare record (tag 48611, a
+/// constant the fuzzer writes) waits behind 2^24 paths the engine explores
+/// first, and there the revisions differ on one value in 2^32 (416041631),
+/// which only the engine's query finds. The engine alone does not get there
+/// (a budget of instructions, so that this holds on any machine); with the
+/// fuzzer's input it does, and its test replays on each revision's own build,
+/// where the inputs next to it give both revisions one outcome.
+#[test]
+fn fuzzing_leads_the_engine_to_a_rare_record() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hybrid");
+    let files = [root.join("orig.c"), root.join("p1.c")];
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let alone = tempfile::tempdir().unwrap();
+    let flags = ["--no-fuzz", "--max-instructions", "2000000"];
+    let report = common::corpus::diff_patches(&psychic, &files, &flags, alone.path()).unwrap();
+    assert_eq!(report.clusters, [[0, 1]], "the engine alone reaches the rare record");
+
+    let dir = tempfile::tempdir().unwrap();
+    let report = common::corpus::diff_patches(&psychic, &files, &["--max-time", "120"], dir.path()).unwrap();
+    assert_eq!(report.clusters, [[0], [1]], "partial: {:?}", report.stats.partial_reasons);
+    let fuzzing = report.stats.fuzzing.as_ref().expect("fuzzing ran");
+    assert!(
+        fuzzing.engine_seeds >= 1 && fuzzing.engine_paths >= 1,
+        "no fuzz input led the engine: {fuzzing:?}"
+    );
+    let test = &report.tests[0];
+    assert_eq!(test.found_by, psychic::report::FoundBy::Symbolic);
+    let int = |name: &str| test.inputs.iter().find(|i| i.name == name).and_then(|i| i.int).unwrap();
+    assert_eq!((int("tag"), int("value")), (48611, 416041631));
+    let bad = common::truth::replay_mismatches(&report, &dir.path().join("out"), &files);
+    assert!(bad.is_empty(), "{bad:#?}");
+    let record = |tag: i32, value: i32| KTest {
+        objects: vec![
+            Object { name: "tag".into(), bytes: tag.to_le_bytes().to_vec() },
+            Object { name: "flags".into(), bytes: vec![0; 24] },
+            Object { name: "value".into(), bytes: value.to_le_bytes().to_vec() },
+        ],
+        ..KTest::default()
+    };
+    let near = [record(48611, 416041630), record(48611, 416041632), record(48612, 416041631)];
+    let native = common::native_outcomes(&files, &near);
+    assert_eq!(native[0], native[1], "the revisions differ next to the rare value");
+}
+
 /// A directory that is not there is an error that names it.
 #[test]
 fn a_missing_tests_directory_is_an_error() {

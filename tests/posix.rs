@@ -233,6 +233,32 @@ fn replay_feeds_the_command_line_and_stdin() {
     assert_eq!(replayed, 6);
 }
 
+/// A fuzz input's stdin text as a seed of a byte-mode run, as diff-patches
+/// hands it over (`posix::SeedShape`): its objects are those the engine
+/// makes, and the engine follows it first, so its first test takes the
+/// seed's branch and replays natively to what the program prints on it.
+#[test]
+fn a_fuzz_text_seeds_a_byte_mode_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let words: Vec<String> = ["--sym-stdin", "10", "--stdin-model", "bytes"].map(String::from).to_vec();
+    let shape = psychic::posix::seed_shape(&words).expect("byte-mode stdin takes seeds");
+    let seed = KTest { objects: shape.objects(Vec::new(), b"-73\n"), ..KTest::default() };
+    seed.write(&tmp.path().join("seed.ktest")).unwrap();
+    let prog = fixture("seed_number.c");
+    let mut args = vec!["run", &prog, "--output-dir", "out", "--seed-file", "seed.ktest"];
+    args.extend(["--max-instructions", "10000", "--"]);
+    args.extend(words.iter().map(String::as_str));
+    let o = psychic(tmp.path(), &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = tmp.path().join("out/test000001.ktest");
+    let made = KTest::read(&first).unwrap();
+    let shape_of = |k: &KTest| k.objects.iter().map(|o| (o.name.clone(), o.bytes.len())).collect::<Vec<_>>();
+    assert_eq!(shape_of(&made), shape_of(&seed), "the seed's objects are not the engine's");
+    assert_eq!(std::fs::read_to_string(first.with_extension("stdout")).unwrap(), "the seed's\n");
+    let r = psychic(tmp.path(), &["replay", &prog, first.to_str().unwrap()]);
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "the seed's\n");
+}
+
 /// Output is compared as the bytes it prints: printf("%c") and putchar of
 /// the same byte, or a %c argument that differs above its low byte, are
 /// alike, with no candidate that native replay would refute.

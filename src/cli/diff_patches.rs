@@ -47,7 +47,8 @@ of the diverging path in each revision's own file:
 
 Tests come from two engines at once: the symbolic executor, and native differential fuzzing on a
 thread beside it (LibAFL; every revision runs on each input in a fork of the meta program's fuzz
-build, meta.fuzz), which takes the engine's path inputs as seeds. Every test of either is replayed
+build, meta.fuzz), which takes the engine's path inputs as seeds and gives the engine the inputs it
+keeps (klee_make_symbolic inputs, and stdin in bytes mode). Every test of either is replayed
 on every revision before it counts; report.json's `found_by` says which engine found it. Fuzzing
 finds tests, never proofs. Where the program's first steps bound its input to a box of at most
 4,194,304 inputs (klee_assume((0 <= x) & (x < 1000)) on each klee_make_symbolic object), the
@@ -347,15 +348,14 @@ fn explore_and_report(
             Ok(f) => crate::fuzz::sweep::proof_blocker(&f),
             Err(e) => Some(e.to_string()),
         },
+        engine: posix::seed_shape(&run.words).map(|shape| (exec::SeedInbox::default(), shape)),
+        tests: user_tests,
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     if fuzz {
-        let fuzzer = crate::fuzz::Fuzzer::start(fuzz_cfg);
-        for t in &user_tests {
-            fuzzer.seed(t);
-        }
-        diff.attach_fuzzer(fuzzer);
-    } else if !user_tests.is_empty() && !a.quiet {
+        cfg.seed_inbox = fuzz_cfg.engine.as_ref().map(|(inbox, _)| inbox.clone());
+        diff.attach_fuzzer(crate::fuzz::Fuzzer::start(fuzz_cfg));
+    } else if !fuzz_cfg.tests.is_empty() && !a.quiet {
         eprintln!(
             "psychic: warning: --tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic arguments or files)"
         );
@@ -381,7 +381,12 @@ fn explore_and_report(
         let deadline = a.exec.max_time.map(|s| start + Duration::from_secs_f64(s));
         fuzz_on(&mut diff, deadline, Duration::from_secs_f64(a.fuzz_stall.max(0.0)), progress);
     }
-    let fuzzing = diff.finish_fuzzing();
+    let fuzzing = diff.finish_fuzzing().map(|f| crate::fuzz::FuzzStats {
+        engine_seeds: summary.stats.inbox_seeds,
+        engine_states: summary.stats.inbox_seeded,
+        engine_paths: summary.stats.inbox_paths,
+        ..f
+    });
     times.explore = stage.elapsed().as_secs_f64();
     if let Some(e) = diff.error.take() {
         return Err(e).context("native confirmation failed");

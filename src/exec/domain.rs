@@ -103,6 +103,11 @@ impl DomainWindow {
     pub(super) fn new(revisions: u32) -> DomainWindow {
         DomainWindow { seen: vec![None; revisions as usize], open: 1, closed: false }
     }
+
+    /// Every stretch has closed: the domain was handed over, or there is none.
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed
+    }
 }
 
 impl ExecutionState {

@@ -96,6 +96,8 @@ pub struct Executor<'m> {
     pub(super) seeds: Vec<KTest>,
     /// The input bytes of each seed, bound as the paths create the inputs.
     pub(super) seed_values: Vec<Assignment>,
+    /// The seeds that came from `ExecConfig::seed_inbox`.
+    pub(super) inbox_seeds: HashSet<u32>,
     /// The object (by base address) a symbolic address was computed from by
     /// `getelementptr`; `None` where two objects' arithmetic met in one
     /// expression. C forbids arithmetic from one object into another, and
@@ -135,7 +137,7 @@ impl<'m> Executor<'m> {
             ..ExecStats::default()
         };
         let mut searcher = cfg.search.build(cfg.seed);
-        if !cfg.seeds.is_empty() || cfg.cross_seed {
+        if !cfg.seeds.is_empty() || cfg.cross_seed || cfg.seed_inbox.is_some() {
             searcher = Box::new(SeedsFirst::new(searcher));
         }
         let seeds = cfg.seeds.clone();
@@ -173,6 +175,7 @@ impl<'m> Executor<'m> {
             reach: super::reach::SiteReach::default(),
             analyses: HashMap::new(),
             split_at: None,
+            inbox_seeds: HashSet::new(),
         })
     }
 
@@ -202,7 +205,12 @@ impl<'m> Executor<'m> {
         self.update_searcher(None, &[id], &[]);
         let mut steps = 0u64;
         let mut last_progress = start;
+        let mut last_inbox = start;
         while !self.searcher.is_empty() || !self.deferred.is_empty() {
+            if last_inbox.elapsed() >= PROGRESS_INTERVAL {
+                last_inbox = Instant::now();
+                self.take_inbox();
+            }
             if let Some(obs) = self.observer.as_mut()
                 && last_progress.elapsed() >= PROGRESS_INTERVAL
             {
@@ -401,7 +409,12 @@ impl<'m> Executor<'m> {
         self.slot(id).as_deref_mut().expect("live state")
     }
 
-    fn update_searcher(&mut self, current: Option<StateId>, added: &[StateId], removed: &[StateId]) {
+    pub(super) fn update_searcher(
+        &mut self,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
         let view = SearchView { states: &self.states, ptree: &self.ptree };
         self.searcher.update(&view, current, added, removed);
     }
@@ -541,6 +554,8 @@ impl<'m> Executor<'m> {
                 self.cross_seed(&st, values);
             }
         }
+        let ended = matches!(t, Termination::Exit { .. } | Termination::Error { .. });
+        self.stats.inbox_paths += u64::from(ended && st.seeds.iter().any(|s| self.inbox_seeds.contains(s)));
         let mut st = st;
         if let Some(mut a) = Approximation::of_termination(&t) {
             a.location = a.location.or_else(|| self.program_location(&st));
@@ -588,36 +603,16 @@ impl<'m> Executor<'m> {
         if st.symbolics.is_empty() {
             return;
         }
-        // One evaluator for all states: their constraints share most subterms.
-        let mut eval = Evaluator::new(&self.pool, values);
-        let mut accepts = |s: &ExecutionState| {
-            s.seeds.is_empty()
-                && s.revisions.intersect(&st.revisions).is_empty()
-                && st.symbolics.starts_with(&s.symbolics)
-                // The newest constraints tell siblings apart: most states fail at once.
-                && s.constraints.iter().rev().all(|&c| eval.eval(c) != 0)
-        };
-        let targets: Vec<StateId> = self
-            .states
-            .keys()
-            .filter(|&k| !self.merges.is_waiting(k) && !self.deferred.contains(k))
-            .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
-            .collect();
+        let targets =
+            self.states_on(&st.symbolics, values, |s| s.revisions.intersect(&st.revisions).is_empty());
         if targets.is_empty() {
             return;
         }
-        let id = self.seeds.len() as u32;
         let bytes = st.symbolics.iter().map(|o| values.bytes_padded(o.array, o.size));
         let objects = ktest_objects(&st.symbolics, bytes);
-        self.seeds.push(KTest { args: Vec::new(), sym_argvs: 0, sym_argv_len: 0, objects });
-        self.seed_values.push(values.clone());
-        for t in targets {
-            let s = self.state_mut(t);
-            s.seeds.push(id);
-            s.seeds_checked = s.constraints.len();
-            self.stats.cross_seeded += 1;
-            self.update_searcher(Some(t), &[], &[]);
-        }
+        let test = KTest { args: Vec::new(), sym_argvs: 0, sym_argv_len: 0, objects };
+        self.add_seed(test, values.clone(), &targets);
+        self.stats.cross_seeded += targets.len() as u64;
     }
 
     /// Halts a state forked off during this step (an error side) at once.

@@ -26,6 +26,7 @@ pub mod printf;
 mod reach;
 pub mod revset;
 pub mod searcher;
+mod seeds;
 mod slab;
 mod special;
 pub mod state;
@@ -41,6 +42,7 @@ pub use domain::{DomainObject, InputDomain};
 pub use executor::Executor;
 pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
+pub use seeds::SeedInbox;
 pub use slab::Slab;
 pub use state::{
     Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, Location, OutputEvent, StackFrame, Stream,
@@ -108,6 +110,10 @@ pub struct ExecConfig {
     /// revisions that accept that input: their paths over it run next, so that
     /// the halted paths the differentiator compares cover common inputs.
     pub cross_seed: bool,
+    /// Inputs found while the run goes on (native fuzzing's): the engine takes
+    /// a few at every progress interval as seeds of the live states that agree
+    /// with them, so that those run along them next.
+    pub seed_inbox: Option<SeedInbox>,
     /// Set from outside (Ctrl-C) to stop the run as a limit would.
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Merge the states of a revision split again where the variants meet
@@ -141,6 +147,7 @@ impl Default for ExecConfig {
             per_revision_states: false,
             seeds: Vec::new(),
             cross_seed: false,
+            seed_inbox: None,
             interrupt: None,
             merge: true,
             site_variants: Default::default(),
@@ -165,6 +172,11 @@ pub struct ExecStats {
     /// Live states seeded with the input of a halted path of other revisions
     /// (`ExecConfig::cross_seed`).
     pub cross_seeded: u64,
+    /// Inputs of `ExecConfig::seed_inbox` taken as seeds, the live states
+    /// they were handed to, and the paths that followed one to their end.
+    pub inbox_seeds: u64,
+    pub inbox_seeded: u64,
+    pub inbox_paths: u64,
     pub covered_blocks: u64,
     pub total_blocks: u64,
     pub elapsed: Duration,

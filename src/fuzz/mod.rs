@@ -10,13 +10,18 @@
 //! ktest, which confirms it by native replay like any candidate.
 //!
 //! Mutations know the input's shape ([`mutate`]); the corpus starts from a
-//! zero input and takes the engine's path inputs as they come ([`Fuzzer::seed`]).
+//! zero input and takes the engine's path inputs, the newest when they come
+//! faster than it runs them ([`Fuzzer::seed`]).
+//! The other way round, every input a mutation adds to the corpus is offered
+//! to the engine as a seed (`FuzzConfig::engine`): hybrid fuzzing, each engine
+//! taking the other's inputs.
 
 mod constants;
 mod mutate;
 pub mod server;
 pub mod sweep;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -24,11 +29,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use libafl::corpus::{Corpus, InMemoryCorpus};
+use libafl::corpus::{Corpus, InMemoryCorpus, Testcase};
 use libafl::events::NopEventManager;
 use libafl::executors::{Executor, ExitKind, WithObservers};
 use libafl::feedback_or;
-use libafl::feedbacks::MaxMapFeedback;
+use libafl::feedbacks::{Feedback, MaxMapFeedback, StateInitializer};
 use libafl::fuzzer::{Evaluator, Fuzzer as _, StdFuzzer};
 use libafl::inputs::{BytesInput, HasMutatorBytes};
 use libafl::mutators::{HavocScheduledMutator, havoc_mutations};
@@ -36,6 +41,7 @@ use libafl::observers::StdMapObserver;
 use libafl::schedulers::QueueScheduler;
 use libafl::stages::StdMutationalStage;
 use libafl::state::{HasCorpus, StdState};
+use libafl_bolts::Named;
 use libafl_bolts::rands::StdRand;
 use libafl_bolts::tuples::tuple_list;
 
@@ -45,7 +51,7 @@ use server::{CoverageMap, Run, Server};
 pub use sweep::{Enumeration, EnumerationStats};
 
 use crate::diff::confirm::OutputSelection;
-use crate::exec::InputDomain;
+use crate::exec::{InputDomain, SeedInbox};
 use crate::ktest::{KTest, Object};
 
 /// What the fuzzer needs to know of the run.
@@ -69,6 +75,11 @@ pub struct FuzzConfig {
     pub enumeration_proof: Option<String>,
     /// The end of the run's budget, if it has one.
     pub deadline: Option<Instant>,
+    /// Where the engine takes seeds from, and how its inputs lie, if it can
+    /// follow this fuzzer's inputs.
+    pub engine: Option<(SeedInbox, crate::posix::SeedShape)>,
+    /// The user's tests (`--tests`), seeds before any other.
+    pub tests: Vec<KTest>,
 }
 
 /// What fuzzing did, for the report.
@@ -82,6 +93,18 @@ pub struct FuzzStats {
     pub candidates: u64,
     /// Seeds taken: engine path inputs and the user's tests.
     pub seeds: u64,
+    /// Inputs mutations added to the corpus, offered to the engine as seeds.
+    #[serde(default)]
+    pub offered: u64,
+    /// Of those, the inputs the engine took (some live state agreed with them
+    /// and followed no seed), the live states they were handed to, and the
+    /// paths that followed one to their end (`exec::ExecStats::inbox_*`).
+    #[serde(default)]
+    pub engine_seeds: u64,
+    #[serde(default)]
+    pub engine_states: u64,
+    #[serde(default)]
+    pub engine_paths: u64,
     pub seconds: f64,
     /// Why fuzzing stopped before it was told to, if it did.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -94,12 +117,13 @@ struct Shared {
     stop: AtomicBool,
     /// `apart[a * n + b]`: the run has told revisions a and b apart.
     apart: Mutex<Vec<bool>>,
-    seeds: Mutex<Vec<KTest>>,
+    seeds: SeedInbox,
     found: Mutex<Vec<KTest>>,
     /// When the corpus last grew, in milliseconds since the start.
     last_new_ms: AtomicU64,
     executions: AtomicU64,
     candidates: AtomicU64,
+    offered: AtomicU64,
     /// The domain to enumerate, once the engine knows it; then the result.
     domain: Mutex<Option<InputDomain>>,
     enumerated: Mutex<Option<Enumeration>>,
@@ -135,6 +159,7 @@ impl Fuzzer {
                 }
                 stats.executions = shared.executions.load(Ordering::Relaxed);
                 stats.candidates = shared.candidates.load(Ordering::Relaxed);
+                stats.offered = shared.offered.load(Ordering::Relaxed);
                 stats.seconds = start.elapsed().as_secs_f64();
                 stats
             })
@@ -143,8 +168,10 @@ impl Fuzzer {
     }
 
     /// An input the engine found (a path's model): a seed for the corpus.
+    /// Only the newest wait: an engine that halts thousands of paths a
+    /// second would otherwise keep the fuzzer running its inputs alone.
     pub fn seed(&self, test: &KTest) {
-        self.shared.seeds.lock().expect("not poisoned").push(test.clone());
+        self.shared.seeds.offer(test.clone());
     }
 
     /// Every input lies in `domain`: the thread runs all of its inputs, if
@@ -295,6 +322,48 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
     }
 }
 
+/// Offers the engine (`FuzzConfig::engine`) every input a mutation adds to
+/// the corpus, as it enters: a feedback that finds nothing interesting
+/// itself, for LibAFL tells feedbacks what it keeps. Not the engine's own
+/// inputs (`mutating` is off while they run), which it has followed.
+struct ToEngine<'a> {
+    cfg: &'a FuzzConfig,
+    shared: &'a Shared,
+    layout: Rc<Layout>,
+    mutating: Rc<std::cell::Cell<bool>>,
+}
+
+impl Named for ToEngine<'_> {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("ToEngine");
+        &NAME
+    }
+}
+
+impl<S> StateInitializer<S> for ToEngine<'_> {}
+
+impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
+    fn append_metadata(
+        &mut self,
+        _: &mut S,
+        _: &mut EM,
+        _: &OT,
+        testcase: &mut Testcase<BytesInput>,
+    ) -> Result<(), libafl::Error> {
+        if let (Some((inbox, shape)), true, Some(input)) =
+            (&self.cfg.engine, self.mutating.get(), testcase.input())
+        {
+            let bytes = input.mutator_bytes();
+            let (objects, text) = bytes.split_at(bytes.len().min(self.layout.object_bytes()));
+            let mut test = ktest(&self.cfg.argv, &self.layout, objects);
+            test.objects = shape.objects(test.objects, text);
+            inbox.offer(test);
+            self.shared.offered.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
 /// The ktest of a fuzz input: its objects as the shape names them, and stdin.
 fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
     let mut objects = Vec::new();
@@ -341,7 +410,9 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     // SAFETY: both maps outlive the observers, which live in this function.
     let edges = unsafe { StdMapObserver::from_mut_ptr("edges", map.as_mut_ptr(), server::MAP_SIZE) };
     let pair_map = unsafe { StdMapObserver::from_mut_ptr("pairs", pairs.as_mut_ptr(), pairs.len()) };
-    let mut feedback = feedback_or!(MaxMapFeedback::new(&edges), MaxMapFeedback::new(&pair_map));
+    let mutating = Rc::new(std::cell::Cell::new(false));
+    let to_engine = ToEngine { cfg, shared, layout: layout.clone(), mutating: mutating.clone() };
+    let mut feedback = feedback_or!(MaxMapFeedback::new(&edges), MaxMapFeedback::new(&pair_map), to_engine);
     let mut objective = ();
     let err = |e: libafl::Error| std::io::Error::other(e.to_string());
     let mut state = StdState::new(
@@ -381,6 +452,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let zero = BytesInput::new(vec![0; layout.object_bytes()]);
     fuzzer.add_input(&mut state, &mut executor, &mut mgr, zero).map_err(err)?;
     let mut corpus = state.corpus().count();
+    let mut tests = cfg.tests.clone();
     while !shared.stop.load(Ordering::Relaxed) {
         let domain = shared.domain.lock().expect("not poisoned").take();
         if let Some(domain) = domain {
@@ -389,15 +461,16 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
             shared.enumerating.store(false, Ordering::Relaxed);
             *shared.enumerated.lock().expect("not poisoned") = Some(e?);
         }
-        let seeds = std::mem::take(&mut *shared.seeds.lock().expect("not poisoned"));
-        for s in seeds {
+        for s in std::mem::take(&mut tests).into_iter().chain(shared.seeds.take_all()) {
             stats.seeds += 1;
             let input = fuzz_input(&layout, &s);
             layout.learn(&input);
             let input = BytesInput::new(input);
             fuzzer.evaluate_input(&mut state, &mut executor, &mut mgr, &input).map_err(err)?;
         }
+        mutating.set(true);
         fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, &mut mgr).map_err(err)?;
+        mutating.set(false);
         let now = state.corpus().count();
         if now > corpus {
             corpus = now;

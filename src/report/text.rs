@@ -111,9 +111,17 @@ pub fn summary(r: &Report) -> String {
     }
     if let Some(f) = &st.fuzzing {
         let found = r.tests.iter().filter(|t| t.found_by == super::FoundBy::Fuzzing).count();
+        let engine = if f.offered > 0 {
+            format!(
+                " ({} offered to the engine, {} taken: {} states, {} paths)",
+                f.offered, f.engine_seeds, f.engine_states, f.engine_paths
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "fuzzing: {} inputs run on every revision in {:.1}s, {} kept, {} seeds taken, {} of the tests{}",
+            "fuzzing: {} inputs run on every revision in {:.1}s, {} kept{engine}, {} seeds taken, {} of the tests{}",
             f.executions,
             f.seconds,
             f.corpus,

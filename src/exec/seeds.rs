@@ -1,0 +1,133 @@
+//! Seeds handed to live states while the run goes on: the input of a halted
+//! path, to the states of other revisions (`Executor::cross_seed`), and the
+//! inputs another engine found, from the [`SeedInbox`] (hybrid fuzzing: the
+//! native fuzzer's corpus leads the engine into code its own search has not
+//! reached, and the engine's queries solve what fuzzing cannot there).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use crate::expr::{Assignment, Evaluator};
+use crate::ktest::KTest;
+
+use super::executor::Executor;
+use super::searcher::StateId;
+use super::state::{ExecutionState, SymbolicObject};
+
+/// Inputs one engine hands the other while both run, as ktests: the
+/// fuzzer's to the symbolic engine (`ExecConfig::seed_inbox`), which takes
+/// some at every progress interval, and the engine's path inputs to the
+/// fuzzer (`crate::fuzz::Fuzzer::seed`), which takes what is there between
+/// its rounds. Either may find inputs faster than the other runs them.
+#[derive(Debug, Clone, Default)]
+pub struct SeedInbox(Arc<Mutex<VecDeque<KTest>>>);
+
+/// Inputs the inbox holds: a newer input pushes out the oldest, so a burst
+/// (a fuzzer's new region, an engine halting thousands of paths a second)
+/// leaves the newest, which went deepest.
+const INBOX_CAPACITY: usize = 64;
+
+/// Inputs the engine takes as seeds per progress interval at most: seeded
+/// states run before all others (`SeedsFirst`), and the engine's own search
+/// must keep its share.
+const TAKEN_PER_INTERVAL: usize = 4;
+
+impl SeedInbox {
+    pub fn offer(&self, test: KTest) {
+        let mut q = self.0.lock().expect("not poisoned");
+        if q.len() == INBOX_CAPACITY {
+            q.pop_front();
+        }
+        q.push_back(test);
+    }
+
+    fn take_newest(&self) -> Option<KTest> {
+        self.0.lock().expect("not poisoned").pop_back()
+    }
+
+    /// Every input there, in the order they came.
+    pub fn take_all(&self) -> Vec<KTest> {
+        self.0.lock().expect("not poisoned").drain(..).collect()
+    }
+}
+
+impl Executor<'_> {
+    /// Takes the inbox's newest inputs as seeds of the live states that agree
+    /// with them. An input no unseeded live state agrees with is dropped: the
+    /// engine has explored its path, or follows a seed along it already.
+    /// Not before the input domain is known: seeded states run first, and
+    /// the domain waits for every revision's states to branch on an input
+    /// (`domain`), which a seeded path with slow queries can put off for the
+    /// whole budget, and with it enumeration.
+    pub(super) fn take_inbox(&mut self) {
+        let Some(inbox) = self.cfg.seed_inbox.clone() else { return };
+        if !self.domain.is_closed() {
+            return;
+        }
+        let mut taken = 0;
+        while taken < TAKEN_PER_INTERVAL
+            && let Some(test) = inbox.take_newest()
+        {
+            let mut values = Assignment::new();
+            let symbolics: Vec<SymbolicObject> = (test.objects.iter().enumerate())
+                .map(|(seq, o)| {
+                    let size = o.bytes.len() as u64;
+                    let array = self.pool.array(&o.name, size, seq as u32);
+                    values.set_bytes(array, &o.bytes);
+                    SymbolicObject { name: o.name.clone(), array, size }
+                })
+                .collect();
+            let targets = self.states_on(&symbolics, &values, |_| true);
+            if targets.is_empty() {
+                continue;
+            }
+            taken += 1;
+            let id = self.add_seed(test, values, &targets);
+            self.inbox_seeds.insert(id);
+            self.stats.inbox_seeds += 1;
+            self.stats.inbox_seeded += targets.len() as u64;
+        }
+    }
+
+    /// The unseeded live states `also` admits whose inputs so far are a
+    /// prefix of `symbolics` and whose constraints `values` satisfies: those
+    /// that run on that input from where they stand. Not a state waiting to
+    /// merge or put aside (`merge`, `defer`): the searcher does not hold it,
+    /// and a seed would have it run.
+    pub(super) fn states_on(
+        &self,
+        symbolics: &[SymbolicObject],
+        values: &Assignment,
+        also: impl Fn(&ExecutionState) -> bool,
+    ) -> Vec<StateId> {
+        // One evaluator for all states: their constraints share most subterms.
+        let mut eval = Evaluator::new(&self.pool, values);
+        let mut accepts = |s: &ExecutionState| {
+            s.seeds.is_empty()
+                && also(s)
+                && symbolics.starts_with(&s.symbolics)
+                // The newest constraints tell siblings apart: most states fail at once.
+                && s.constraints.iter().rev().all(|&c| eval.eval(c) != 0)
+        };
+        self.states
+            .keys()
+            .filter(|&k| !self.merges.is_waiting(k) && !self.deferred.contains(k))
+            .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
+            .collect()
+    }
+
+    /// Makes `test`, whose bytes `values` holds, a seed of `targets`: the
+    /// searcher runs them along it next. Its index among the seeds.
+    pub(super) fn add_seed(&mut self, test: KTest, values: Assignment, targets: &[StateId]) -> u32 {
+        let id = self.seeds.len() as u32;
+        self.seeds.push(test);
+        self.seed_values.push(values);
+        for &t in targets {
+            let s = self.slot(t).as_deref_mut().expect("live state");
+            s.seeds.push(id);
+            s.seeds_checked = s.constraints.len();
+            self.update_searcher(Some(t), &[], &[]);
+        }
+        id
+    }
+}
