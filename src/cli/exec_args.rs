@@ -17,7 +17,8 @@ use crate::posix::{self, StdinModel};
 #[command(next_help_heading = "Exploration")]
 pub struct ExecArgs {
     /// State selection: KLEE's searchers; `default` is random-path interleaved
-    /// with covnew, as in KLEE; `parallel` advances revisions in step (the
+    /// with covnew, as in KLEE; `parallel` advances revisions in step and
+    /// picks the states of each group of revisions as covnew does (the
     /// default of diff-patches).
     #[arg(long, value_enum)]
     pub search: Option<Search>,
@@ -76,7 +77,7 @@ pub enum Search {
     RandomPath,
     Covnew,
     Default,
-    /// psychic's revision-aware scheduler: revisions advance in step.
+    /// psychic's revision-aware scheduler: revisions advance in step, covnew within each.
     Parallel,
 }
 

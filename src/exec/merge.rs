@@ -45,10 +45,16 @@ use super::value::Value;
 /// loops over an input would keep the others waiting for good.
 const WINDOW: u64 = 20_000;
 const WINDOW_FORKS: usize = 8;
+/// The timeout of the first merge query at a meeting point: a proof that
+/// float variants are equal may take a second (1.1 s in
+/// `fixtures/honesty/float-scanf`), and it saves the differential queries of
+/// every path after it, which are harder. The solver's own timeout (10 s)
+/// would stall the search instead: on 64-bit money arithmetic
+/// (`fixtures/hard/exchange`) four merge queries took 19 of 20 s.
+const FIRST_TIMEOUT: Duration = Duration::from_secs(2);
 /// The timeout of a merge query at a meeting point where one timed out
-/// before. The first query at each point gets the solver's own: a proof
-/// that float variants are equal may take seconds, and it saves the
-/// differential queries of every path after it, which are harder.
+/// before: a merge saves work, it never decides an answer, so a hard one is
+/// given up.
 const RETRY_TIMEOUT: Duration = Duration::from_millis(100);
 
 /// The open merge groups of a run.
@@ -404,9 +410,7 @@ impl Executor<'_> {
     fn never(&mut self, constraints: &[ExprId], cond: ExprId, join: (FuncId, usize)) -> bool {
         let hard = self.merges.hard.contains(&join);
         let timeout = self.solver.timeout();
-        if hard {
-            self.solver.set_timeout(RETRY_TIMEOUT.min(timeout));
-        }
+        self.solver.set_timeout(if hard { RETRY_TIMEOUT } else { FIRST_TIMEOUT }.min(timeout));
         let started = Instant::now();
         let feasible = self.solver.may_be_true(&self.pool, constraints, cond);
         self.solver.set_timeout(timeout);
