@@ -15,7 +15,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use crate::expr::ExprPool;
+use crate::expr::{ExprId, ExprPool};
 use crate::solver::{Solver, SolverError};
 
 use super::executor::{Executor, Res, Stop};
@@ -32,7 +32,7 @@ pub(super) struct Deferred {
     queue: VecDeque<(Instant, StateId)>,
     set: HashSet<StateId>,
     /// Set by a query of the running state that ran out of time.
-    now: bool,
+    pub(super) now: bool,
 }
 
 impl Deferred {
@@ -53,7 +53,19 @@ impl Executor<'_> {
     pub(super) fn branch_query<T>(
         &mut self,
         st: &mut ExecutionState,
-        query: impl Fn(&mut Solver, &ExprPool) -> Result<T, SolverError>,
+        query: impl Fn(&mut Solver, &ExprPool, &[ExprId]) -> Result<T, SolverError>,
+    ) -> Res<T> {
+        let constraints = std::mem::take(&mut st.constraints);
+        let result = self.branch_query_on(st, &constraints, query);
+        st.constraints = constraints;
+        result
+    }
+
+    fn branch_query_on<T>(
+        &mut self,
+        st: &mut ExecutionState,
+        constraints: &[ExprId],
+        query: impl Fn(&mut Solver, &ExprPool, &[ExprId]) -> Result<T, SolverError>,
     ) -> Res<T> {
         let full = self.solver.timeout();
         let this = FIRST_TIMEOUT.saturating_mul(10u32.pow(u32::from(st.patience))).min(full);
@@ -62,7 +74,7 @@ impl Executor<'_> {
         if may_defer {
             self.solver.set_timeout(this);
         }
-        let mut result = query(&mut self.solver, &self.pool);
+        let mut result = query(&mut self.solver, &self.pool, constraints);
         self.solver.set_timeout(full);
         if may_defer && matches!(result, Err(SolverError::Timeout)) && !self.solver.past_deadline() {
             if self.others_wait(st) {
@@ -71,21 +83,16 @@ impl Executor<'_> {
                 self.stats.deferred_queries += 1;
                 return Err(Stop::Restart);
             }
-            result = query(&mut self.solver, &self.pool);
+            result = query(&mut self.solver, &self.pool, constraints);
         }
-        match result {
-            Ok(v) => {
-                st.patience = 0;
-                Ok(v)
-            }
-            Err(e) => Err(self.solver_error(st, e)),
-        }
+        result.map_err(|e| self.solver_error(st, e))
     }
 
-    /// Whether a live state follows a revision `st` does not: only then does
-    /// putting `st` aside let another revision go on.
+    /// Whether a state that can run follows a revision `st` does not: only
+    /// then does putting `st` aside let another revision go on.
     fn others_wait(&self, st: &ExecutionState) -> bool {
-        self.states.keys().filter(|&k| !self.deferred.contains(k)).any(|k| {
+        let runnable = |k: StateId| !self.deferred.contains(k) && !self.merges.is_waiting(k);
+        self.states.keys().filter(|&k| runnable(k)).any(|k| {
             self.states
                 .get(k)
                 .and_then(|s| s.as_deref())
@@ -93,10 +100,11 @@ impl Executor<'_> {
         })
     }
 
-    /// After a step of `sid` (back in its slot): if a branch query of it ran
-    /// out of time, it goes aside. Returns whether it did.
-    pub(super) fn defer_step(&mut self, sid: StateId) -> bool {
-        if !std::mem::take(&mut self.deferred.now) {
+    /// After a step of `sid` (back in its slot), if a branch query of it ran
+    /// out of time (`ran_out`, taken from `deferred.now` after every step):
+    /// it goes aside. Returns whether it did.
+    pub(super) fn defer_step(&mut self, sid: StateId, ran_out: bool) -> bool {
+        if !ran_out {
             return false;
         }
         let st = self.slot(sid).as_deref_mut().expect("live state");

@@ -296,6 +296,7 @@ impl<'m> Executor<'m> {
                 self.open_group(split, &mut st, sid, &added);
             }
             let mut removed = Vec::new();
+            let ran_out = std::mem::take(&mut self.deferred.now);
             let mut resumed = match halted {
                 Some(t) => {
                     self.ptree.remove(st.ptree_node);
@@ -307,7 +308,7 @@ impl<'m> Executor<'m> {
                 }
                 None => {
                     *self.slot(sid) = Some(st);
-                    if self.defer_step(sid) {
+                    if self.defer_step(sid, ran_out) {
                         removed.push(sid);
                         Vec::new()
                     } else {
@@ -682,7 +683,9 @@ impl<'m> Executor<'m> {
             // error paths) include it and what this quantum ran before it.
             st.instructions += 1;
             match self.exec(st, inst) {
-                Ok(()) => {}
+                // A branch query's patience lasts until its instruction is
+                // done: a switch asks one query per target.
+                Ok(()) => st.patience = 0,
                 Err(Stop::Restart) => break,
                 Err(Stop::Halt(t)) => {
                     out = Some(*t);
@@ -738,10 +741,7 @@ impl<'m> Executor<'m> {
         if let Some(c) = self.pool.as_const(cond) {
             return Ok(Some(c != 0));
         }
-        let constraints = std::mem::take(&mut st.constraints);
-        let v = self.branch_query(st, |s, pool| s.evaluate(pool, &constraints, cond));
-        st.constraints = constraints;
-        match v? {
+        match self.branch_query(st, |s, pool, constraints| s.evaluate(pool, constraints, cond))? {
             Validity::True => Ok(Some(true)),
             Validity::False => Ok(Some(false)),
             Validity::Unknown => Ok(None),

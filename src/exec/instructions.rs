@@ -683,20 +683,11 @@ impl<'m> Executor<'m> {
         }
         targets.push((default, none));
         let mut feasible = Vec::new();
-        let constraints = std::mem::take(&mut st.constraints);
-        let mut asked = Ok(());
         for (edge, cond) in targets {
-            match self.branch_query(st, |s, pool| s.may_be_true(pool, &constraints, cond)) {
-                Ok(true) => feasible.push((edge, cond)),
-                Ok(false) => {}
-                Err(stop) => {
-                    asked = Err(stop);
-                    break;
-                }
+            if self.branch_query(st, |s, pool, constraints| s.may_be_true(pool, constraints, cond))? {
+                feasible.push((edge, cond));
             }
         }
-        st.constraints = constraints;
-        asked?;
         if feasible.len() > 1 && !self.may_fork(st)? {
             feasible.truncate(1);
         }

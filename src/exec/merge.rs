@@ -379,7 +379,13 @@ impl Executor<'_> {
         for x in sb.approximations.iter().cloned() {
             sa.approximate(x);
         }
-        sa.seeds.retain(|s| sb.seeds.contains(s));
+        // Each side's seeds agree with the merged path condition: equal
+        // constraints, or `into`'s prefix of `from`'s.
+        for &s in &sb.seeds {
+            if !sa.seeds.contains(&s) {
+                sa.seeds.push(s);
+            }
+        }
         sa.since_new_cover = sa.since_new_cover.min(sb.since_new_cover);
         sa.memory.absorb_allocator(&sb.memory);
         let after = usize::from(sa.domain_open());
