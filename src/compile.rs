@@ -31,6 +31,12 @@ pub struct NativeOptions {
     /// Build with AddressSanitizer, so that memory errors the engine reports
     /// also show natively instead of passing silently.
     pub sanitize: bool,
+    /// Fill every stack variable with a pattern before its first write
+    /// (`-ftrivial-auto-var-init=pattern`): a program that reads one it never
+    /// wrote then sees other garbage than in the plain build, where the
+    /// slot usually holds whatever an earlier call left there, the same in
+    /// every run.
+    pub pattern_init: bool,
 }
 
 /// A located clang 19 and an installed runtime.
@@ -77,6 +83,9 @@ impl Toolchain {
         cmd.args(["-g", "-O0"]);
         if opts.sanitize {
             cmd.args(["-fsanitize=address", "-fno-omit-frame-pointer"]);
+        }
+        if opts.pattern_init {
+            cmd.arg("-ftrivial-auto-var-init=pattern");
         }
         // libm after the sources: a program that calls round() or pow() at
         // -O0 needs it (ASan's runtime happens to pull it in).

@@ -21,9 +21,20 @@ pub struct Outcome {
     pub exit_status: Option<i32>,
     /// The terminating signal, if a signal ended it.
     pub signal: Option<i32>,
-    /// The run was killed at the timeout.
+    /// The run was killed at the timeout: what it printed is the start of
+    /// what it would have printed.
     pub timed_out: bool,
+    /// stdout (stderr) went on past `MAX_CAPTURE` bytes, which were kept.
+    #[serde(skip)]
+    pub stdout_cut: bool,
+    #[serde(skip)]
+    pub stderr_cut: bool,
 }
+
+/// Bytes of stdout and of stderr kept of one run: a program that loops
+/// printing would fill memory within its timeout, and every observation of
+/// every test is kept until the report.
+pub const MAX_CAPTURE: usize = 1 << 20;
 
 impl Outcome {
     /// A one-line summary such as `exit 1` or `signal 6 (SIGABRT)`.
@@ -145,20 +156,37 @@ pub fn run(req: &Request) -> std::io::Result<Outcome> {
     let _ = writer.join();
     drop(workdir);
     use std::os::unix::process::ExitStatusExt;
+    let (stdout, stdout_cut) = out.join().unwrap_or_default();
+    let (stderr, stderr_cut) = err.join().unwrap_or_default();
     Ok(Outcome {
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        stdout,
+        stderr,
         exit_status: status.code(),
         signal: if timed_out { None } else { status.signal() },
         timed_out,
+        stdout_cut,
+        stderr_cut,
     })
 }
 
-fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+/// Reads `r` to its end (the child must never block on a full pipe), keeping
+/// the first `MAX_CAPTURE` bytes; whether more came.
+fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<(Vec<u8>, bool)> {
     std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
-        buf
+        let mut kept = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut cut = false;
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let room = MAX_CAPTURE - kept.len();
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                    cut |= n > room;
+                }
+            }
+        }
+        (kept, cut)
     })
 }
 

@@ -3,7 +3,6 @@
 
 mod common;
 
-use psychic::cluster;
 use psychic::diff::{DiffConfig, Differentiator};
 use psychic::exec::printf::{Arg, parse, render};
 use psychic::exec::{ExecConfig, Executor, SearchKind};
@@ -33,8 +32,7 @@ fn diff_with(fixture: &str, cfg: ExecConfig) -> Outcome {
     drop(ex);
     assert!(d.error.is_none(), "{:?}", d.error);
     assert_eq!(d.stats.disagreements, 0, "{:?}", d.stats);
-    let classes: Vec<Vec<u32>> = d.tests.iter().map(|t| t.classes.clone()).collect();
-    Outcome { clusters: cluster::clusters(n, &classes), tests: d.tests }
+    Outcome { clusters: d.clusters(), tests: d.tests }
 }
 
 fn int_input(t: &psychic::diff::ConfirmedTest, name: &str) -> i32 {
@@ -95,7 +93,7 @@ fn printed_doubles_compare_by_value() {
     assert_eq!(out.clusters, vec![vec![0, 1], vec![2], vec![3]]);
     for t in &out.tests {
         let (x, y, n) = (double_input(t, "x"), double_input(t, "y"), int_input(t, "n"));
-        let apart = |a: usize, b: usize| t.classes[a] != t.classes[b];
+        let apart = |a: usize, b: usize| t.partition.apart(a, b);
         // The formatter, checked against glibc in tests/printf_glibc.rs.
         let text = |v: f64| render(&parse(b"%.2f"), &[Arg::Double(v)]);
         assert!(!apart(0, 1), "0 and 1 print alike");

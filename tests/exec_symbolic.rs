@@ -27,7 +27,7 @@ fn build_at(src: &std::path::Path, opt2: bool) -> Explored {
     let dir = tempfile::tempdir().unwrap();
     let bc = common::bitcode(src, dir.path(), opt2, &[]);
     let bin = dir.path().join("native-asan");
-    common::toolchain().native(src, &bin, &NativeOptions { sanitize: true }).unwrap();
+    common::toolchain().native(src, &bin, &NativeOptions { sanitize: true, ..Default::default() }).unwrap();
     let module = Module::load(&bc).unwrap();
     Explored { dir, bin, module }
 }

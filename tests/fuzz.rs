@@ -182,8 +182,9 @@ fn fuzzing_leads_the_engine_to_a_rare_record() {
     assert_eq!(report.clusters, [[0, 1]], "the engine alone reaches the rare record");
 
     let dir = tempfile::tempdir().unwrap();
-    let report = common::corpus::diff_patches(&psychic, &files, &["--max-time", "120", "--search", "dfs"], dir.path())
-        .unwrap();
+    let report =
+        common::corpus::diff_patches(&psychic, &files, &["--max-time", "120", "--search", "dfs"], dir.path())
+            .unwrap();
     assert_eq!(report.clusters, [[0], [1]], "partial: {:?}", report.stats.partial_reasons);
     let fuzzing = report.stats.fuzzing.as_ref().expect("fuzzing ran");
     assert!(

@@ -14,6 +14,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use common::Verdict;
 use common::corpus::{self, Input};
@@ -43,6 +44,18 @@ struct Case {
     /// whatever the stack layout puts there.
     #[serde(default)]
     cflags: Vec<String>,
+    /// Seconds a run of the truth may take before it counts as hanging
+    /// (default `corpus::TIMEOUT`): cases whose revisions hang keep it short.
+    #[serde(default)]
+    truth_timeout: Option<f64>,
+    /// `diff-patches` must end within this many seconds of wall time: its
+    /// `--max-time` plus a few seconds.
+    #[serde(default)]
+    max_seconds: Option<f64>,
+    /// Text that some cluster's "not separated" reasons must contain, where
+    /// the report is partial and merges revisions the truth tells apart.
+    #[serde(default)]
+    verdict_mentions: Option<String>,
 }
 
 /// Every `count`-tuple of integers in `lo..=hi`, joined by `sep`, ended by `end`.
@@ -91,11 +104,17 @@ fn check(name: &str) {
     let work = tempfile::tempdir().unwrap();
     let revisions = corpus::revisions(&dir);
     let bins = corpus::build_all_with(&revisions, work.path(), &case.cflags);
-    let truth = common::partition(&corpus::behaviours(&bins, &case.domain()));
+    let timeout = case.truth_timeout.map_or(corpus::TIMEOUT, Duration::from_secs_f64);
+    let truth = common::partition(&corpus::behaviours_within(&bins, &case.domain(), timeout));
 
     let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
     let flags: Vec<&str> = case.args.iter().map(String::as_str).collect();
+    let started = Instant::now();
     let r = corpus::diff_patches(&psychic, &revisions, &flags, work.path()).unwrap();
+    let took = started.elapsed().as_secs_f64();
+    if let Some(max) = case.max_seconds {
+        assert!(took <= max, "{name}: diff-patches took {took:.1} s, more than {max} s ({flags:?})");
+    }
     let cmp = Verdict::new(&truth, &r.clusters);
     assert!(
         cmp.split.is_empty(),
@@ -109,6 +128,15 @@ fn check(name: &str) {
     );
     if r.stats.partial {
         assert!(!r.stats.partial_reasons.is_empty(), "{name}: a partial report must say why");
+        if let Some(text) = &case.verdict_mentions
+            && r.clusters != truth
+        {
+            let reasons: Vec<&String> = r.cluster_verdicts.iter().flat_map(|v| &v.reasons).collect();
+            assert!(
+                reasons.iter().any(|w| w.contains(text.as_str())),
+                "{name}: no cluster's reasons mention {text:?}: {reasons:?}"
+            );
+        }
         if let Some(kind) = &case.expect_reason
             && r.clusters != truth
         {
@@ -132,7 +160,7 @@ fn check(name: &str) {
     // A candidate that does not replay is a place where engine and binary
     // disagree: every kind met so far has a case here, and none may come back.
     assert_eq!(r.stats.disagreements, 0, "{name}: candidates that did not replay natively");
-    let bad = corpus::replay_mismatches(&r, &work.path().join("out"), &bins, &[]);
+    let bad = corpus::replay_mismatches_within(&r, &work.path().join("out"), &bins, &[], timeout);
     assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
 }
 
@@ -173,4 +201,8 @@ cases! {
     an_index_outside_its_array => "index-provenance",
     text_printed_before_a_crash => "crash-output",
     printf_result_of_a_symbolic_value => "printf-result",
+    two_hangs_that_printed_different_amounts => "hang-output",
+    an_output_that_changes_with_memory_garbage => "garbage-output",
+    a_patch_behind_an_error_every_input_hits => "patch-behind-error",
+    hanging_revisions_under_max_time => "hang-budget",
 }

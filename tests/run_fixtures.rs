@@ -121,7 +121,7 @@ fn native(src: &Path, extra: &[String], dir: &Path) -> PathBuf {
             .chain(extra.iter().cloned()),
     );
     let bin = dir.join("native");
-    tc.native(src, &bin, &NativeOptions { sanitize: true }).unwrap();
+    tc.native(src, &bin, &NativeOptions { sanitize: true, ..Default::default() }).unwrap();
     bin
 }
 

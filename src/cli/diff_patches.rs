@@ -35,8 +35,10 @@ Results go to the output directory:
                     meta program with its sites
   tree.dot          the decision tree for Graphviz
   tests/*.ktest     the confirmed differential tests (KLEE ktest v3)
-  meta.c            the meta program (also meta.bc, the native build meta.native and the fuzz
-                    build meta.fuzz)
+  meta.c            the meta program (also meta.bc, the native build meta.native, its twin
+                    meta.perturbed that fills stack variables with a pattern, for the second
+                    replay that tells an outcome resting on memory garbage, and the fuzz build
+                    meta.fuzz)
   meta.map.json     its source map: sites, variants and where they are in each revision's file
 
 Diagnostics (--diagnostics gcc, the default when stderr is a terminal) go to stderr, one warning
@@ -273,10 +275,20 @@ fn explore_and_report(
     tc.bitcode(&meta_c, &meta_bc).context(
         "the meta program does not compile, but every revision does: this is a bug in psychic's unify stage",
     )?;
-    tc.native(&meta_c, &native, &NativeOptions { sanitize: !a.no_asan })?;
+    let perturbed = out.join("meta.perturbed");
     let fuzz_server = out.join("meta.fuzz");
     let mut fuzz = !a.no_fuzz && fuzzable(&run.words, &run.entry);
-    if fuzz && let Err(e) = tc.fuzz_server(&meta_c, &fuzz_server) {
+    // The native builds are independent: two at once.
+    let (replay_build, perturbed_build, fuzz_build) = std::thread::scope(|s| {
+        let sanitize = !a.no_asan;
+        let fuzz_build = s.spawn(|| fuzz.then(|| tc.fuzz_server(&meta_c, &fuzz_server)));
+        let replay = tc.native(&meta_c, &native, &NativeOptions { sanitize, ..Default::default() });
+        let perturbed = tc.native(&meta_c, &perturbed, &NativeOptions { sanitize, pattern_init: true });
+        (replay, perturbed, fuzz_build.join().expect("clang runs do not panic"))
+    });
+    replay_build?;
+    perturbed_build?;
+    if let Some(Err(e)) = fuzz_build {
         // The engine needs no fuzzing: go on without it, and say so.
         eprintln!("psychic: warning: no fuzzing: the fuzz build failed: {e}");
         fuzz = false;
@@ -328,6 +340,8 @@ fn explore_and_report(
         replay_timeout: Duration::try_from_secs_f64(a.replay_timeout).map_err(|_| {
             anyhow::anyhow!("--replay-timeout {}: expected a positive number of seconds", a.replay_timeout)
         })?,
+        perturbed: Some(perturbed),
+        deadline: a.exec.max_time.map(|s| start + Duration::from_secs_f64(s)),
         jobs: a.jobs.max(1),
         same_as: sources
             .iter()
@@ -364,7 +378,7 @@ fn explore_and_report(
     let summary = {
         let mut ex = Executor::new(&module, cfg)?;
         let tracked = Tracked::new(&mut diff, progress, |d: &&mut Differentiator| {
-            let classes: Vec<Vec<u32>> = d.tests.iter().map(|t| t.classes.clone()).collect();
+            let classes: Vec<Vec<u32>> = d.tests.iter().map(|t| t.partition.classes.clone()).collect();
             let (tests, clusters) = (d.tests.len(), cluster::clusters(n, &classes).len());
             format!(
                 "{tests} test{}, {clusters} cluster{}",
@@ -402,8 +416,8 @@ fn explore_and_report(
 
     let stage = Instant::now();
     progress.stage("cluster", format!("{} tests: clusters and the decision tree", diff.tests.len()));
-    let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
-    let clusters = cluster::clusters(n, &classes);
+    let clusters = diff.clusters();
+    let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.partition.classes.clone()).collect();
     let tree = cluster::decision_tree(&clusters, &classes, SearchBudget::default());
     let separating =
         (clusters.len() > 1).then(|| cluster::separating_set(&clusters, &classes, SearchBudget::default()));
@@ -449,6 +463,10 @@ fn explore_and_report(
             candidate_tests: diff.stats.candidates,
             confirmed_tests: diff.stats.confirmed,
             disagreements: diff.stats.disagreements,
+            candidates_replayed: diff.stats.replayed,
+            refuted_share: diff.stats.disagreements as f64 / diff.stats.replayed.max(1) as f64,
+            uninitialised_candidates: diff.stats.uninitialised_candidates,
+            unreplayed_candidates: diff.stats.unreplayed_candidates,
             tree_optimal: tree.as_ref().is_none_or(|t| t.optimal),
             separating_optimal: separating.as_ref().is_none_or(|s| s.optimal),
             query_kinds: query_kinds(solver, stats, &diff.stats),
@@ -469,7 +487,8 @@ fn explore_and_report(
     let mut report = renumber_tree(report, &diff.tests);
     progress.stage("report", format!("writing {}", out.display()));
     write_patched(&mut report, sources, out)?;
-    judge(&mut report, &diff, sources, meta, &meta_c, out, summary.stopped_early.as_deref());
+    let mut plain = plain_runner(a, tc, &meta_c, &native, out);
+    judge(&mut report, &diff, sources, meta, &meta_c, out, summary.stopped_early.as_deref(), &mut plain);
     report.write_files(out, meta).with_context(|| format!("writing the report into {}", out.display()))?;
     let files = report.files(out);
     let findings = diagnostics::findings(&report, meta, &files);
@@ -587,9 +606,42 @@ fn fuzz_on(diff: &mut Differentiator, deadline: Option<Instant>, stall: Duration
     }
 }
 
+/// Runs a ktest on one revision of the meta program built without
+/// AddressSanitizer (built on first use; the replay build itself with
+/// --no-asan).
+fn plain_runner<'a>(
+    a: &'a DiffPatchesArgs,
+    tc: &'a Toolchain,
+    meta_c: &'a Path,
+    native: &'a Path,
+    out: &'a Path,
+) -> impl FnMut(&crate::ktest::KTest, usize) -> Option<crate::replay::Outcome> + 'a {
+    let plain = out.join("meta.plain");
+    let mut built = None;
+    move |k, r| {
+        let bin = if a.no_asan {
+            native.to_path_buf()
+        } else {
+            if *built.get_or_insert_with(|| tc.native(meta_c, &plain, &NativeOptions::default()).is_ok()) {
+                plain.clone()
+            } else {
+                return None;
+            }
+        };
+        let file = tempfile::NamedTempFile::new().ok()?;
+        k.write(file.path()).ok()?;
+        let mut req = crate::replay::Request::new(&bin, Some(file.path()), r);
+        req.env = posix::replay_env(k);
+        req.timeout = Duration::from_secs_f64(a.replay_timeout);
+        crate::replay::run(&req).ok()
+    }
+}
+
 /// The verdict of each cluster, and whether (and why) the answer is partial.
 /// A cluster is a proof only if its revisions have the same text, or every
-/// path of its revisions was exact and every comparison between them settled.
+/// path of its revisions was exact, every comparison between them settled,
+/// and some path of each pair ran the code where they differ.
+#[allow(clippy::too_many_arguments)]
 fn judge(
     report: &mut Report,
     diff: &Differentiator,
@@ -598,6 +650,7 @@ fn judge(
     meta_c: &Path,
     out: &Path,
     stopped: Option<&str>,
+    plain: &mut crate::diff::reach::PlainRun<'_>,
 ) {
     // Approximations are located in meta.c; a reviewer reads each revision's own file.
     let meta_c = std::fs::canonicalize(meta_c).ok();
@@ -612,6 +665,32 @@ fn judge(
         })
     });
     let coverage = &report.coverage;
+    let locate = |l: &exec::Location, r: usize| {
+        let origin = if in_meta(&l.file) { meta.origins(l.line as usize) } else { Vec::new() };
+        match origin.into_iter().find(|o| o.revision == r) {
+            Some(o) => format!("{}:{}", files[r], o.line),
+            None => l.to_string(),
+        }
+    };
+    // Pairs of one cluster whose differing code no path of both ran.
+    let mut unreached = |c: &[usize]| -> Vec<String> {
+        let mut pairs = c.iter().enumerate().flat_map(|(i, &a)| c[i + 1..].iter().map(move |&b| (a, b)));
+        let open: Vec<(usize, usize, Vec<&unify::Site>)> = pairs
+            .by_ref()
+            .map(|(a, b)| (a, b, differing_sites(meta, a, b)))
+            .filter(|(a, b, sites)| {
+                let ids: Vec<u32> = sites.iter().map(|s| s.id as u32).collect();
+                !sites.is_empty() && !diff.reach.reached(*a, *b, &ids)
+            })
+            .collect();
+        let Some((a, b, sites)) = open.first() else { return Vec::new() };
+        let site = describe_site(sites[0], *a, &files);
+        let mut why = diff.reach.unreached(*a, *b, &site, &locate, plain);
+        if open.len() > 1 {
+            why.push_str(&format!(" (and {} more pairs of this cluster)", open.len() - 1));
+        }
+        vec![why]
+    };
     // Comparisons that did not settle between revisions of one cluster.
     let gaps = |c: &[usize]| {
         let mut by_gap = std::collections::BTreeMap::new();
@@ -629,11 +708,13 @@ fn judge(
         if c.iter().all(|&r| sources[r].text == sources[c[0]].text) {
             return Vec::new();
         }
+        let unreached = unreached(c);
         // Every input of the domain ran alike on them.
         if c.iter().all(|&a| c.iter().all(|&b| a == b || diff.proved(a, b))) {
-            return Vec::new();
+            return unreached;
         }
-        coverage.reasons(Some(c)).into_iter().chain(gaps(c)).collect()
+        let partial = partial_outcomes(report, c);
+        coverage.reasons(Some(c)).into_iter().chain(gaps(c)).chain(partial).chain(unreached).collect()
     });
     // Partial: anything was cut or approximated, unless every pair of
     // revisions is told apart, where nothing is left to miss.
@@ -643,10 +724,55 @@ fn judge(
         reasons.extend(coverage.reasons(None));
         reasons.extend(report.clusters.iter().flat_map(|c| gaps(c)));
     }
+    // A cluster that is no proof for a reason of its own (a pair whose
+    // differing code no path ran, an outcome known only in part).
+    for why in report.cluster_verdicts.iter().flat_map(|v| &v.reasons) {
+        if !reasons.contains(why) {
+            reasons.push(why.clone());
+        }
+    }
     let st = &mut report.stats;
     st.partial = !reasons.is_empty();
     st.partial_reason = st.partial.then(|| reasons.join("; "));
     st.partial_reasons = reasons;
+}
+
+/// The sites where revisions `a` and `b` run different code.
+fn differing_sites(meta: &unify::MetaProgram, a: usize, b: usize) -> Vec<&unify::Site> {
+    let variant = |s: &unify::Site, r: usize| s.variants.iter().position(|v| v.revisions.contains(&r));
+    meta.sites
+        .iter()
+        .filter(|s| matches!((variant(s, a), variant(s, b)), (Some(x), Some(y)) if x != y))
+        .collect()
+}
+
+/// "site 3 in grade, fix3.c:13": where revision `r`'s code at the site is.
+fn describe_site(site: &unify::Site, r: usize, files: &[String]) -> String {
+    let span = site.variants.iter().flat_map(|v| &v.code).find(|c| c.revision == r);
+    match span {
+        Some(c) => format!("site {} in {}, {}:{}", site.id, site.function, files[r], c.start.line),
+        None => format!("site {} in {}", site.id, site.function),
+    }
+}
+
+/// A cluster's revisions whose outcome on some test was known only in part:
+/// they are in it by what they showed, which is no proof. One line per test
+/// and way of being partial.
+fn partial_outcomes(report: &Report, cluster: &[usize]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for t in &report.tests {
+        let mut groups: Vec<(cluster::Partial, &[usize], Vec<usize>)> = Vec::new();
+        for p in t.partial.iter().filter(|p| cluster.contains(&p.revision)) {
+            match groups.iter_mut().find(|(why, alike, _)| *why == p.why && *alike == p.alike.as_slice()) {
+                Some((_, _, revs)) => revs.push(p.revision),
+                None => groups.push((p.why, &p.alike, vec![p.revision])),
+            }
+        }
+        lines.extend(groups.into_iter().map(|(why, alike, revisions)| {
+            format!("on test #{}, {}", t.id, report::partial_line(&revisions, why, alike))
+        }));
+    }
+    lines
 }
 
 /// Revisions given as diffs exist only in memory: their patched text goes to
@@ -703,11 +829,12 @@ fn renumber_tree(mut report: Report, tests: &[ConfirmedTest]) -> Report {
 }
 
 fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
-    let classes = t.classes.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let p = &t.partition;
+    let classes = p.classes.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let members = |c: u32| (0..p.classes.len()).filter(move |&r| p.classes[r] == c);
     let outcomes = (0..classes)
         .map(|c| {
-            let revisions: Vec<usize> =
-                (0..t.classes.len()).filter(|&r| t.classes[r] as usize == c).collect();
+            let revisions: Vec<usize> = members(c as u32).collect();
             let first = &t.observations[revisions[0]];
             report::Outcome {
                 revisions,
@@ -726,6 +853,15 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
         outcomes,
         sites: t.sites.clone(),
         nondeterministic: t.nondeterministic.clone(),
+        partial: p
+            .loose
+            .iter()
+            .map(|l| {
+                let mut alike: Vec<usize> = l.alike.iter().flat_map(|&c| members(c)).collect();
+                alike.sort_unstable();
+                report::PartialOutcome { revision: l.revision, why: l.why, alike }
+            })
+            .collect(),
         found_by: t.found_by,
     }
 }

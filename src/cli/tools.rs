@@ -43,7 +43,7 @@ pub fn compile(a: CompileArgs) -> Result<ExitCode> {
         bail!("{}: output would overwrite the source; name it with -o", a.source.display());
     }
     if a.native {
-        tc.native(&a.source, &out, &NativeOptions { sanitize: a.asan })?;
+        tc.native(&a.source, &out, &NativeOptions { sanitize: a.asan, ..Default::default() })?;
     } else {
         tc.bitcode(&a.source, &out)?;
     }

@@ -11,9 +11,11 @@
 //! Both searches are exact with pruning, under an effort budget; past the budget
 //! they return the best found so far and say it may not be optimal.
 
+mod partition;
 mod search;
 mod verdict;
 
+pub use partition::{Loose, Partial, Partition, settle};
 pub use search::{SearchBudget, decision_tree, separating_set};
 pub use verdict::{ClusterVerdict, Verdict, verdicts};
 

@@ -1,11 +1,22 @@
 //! Concrete confirmation: every candidate test runs natively on every revision
 //! (the meta program's native build with `PSYCHIC_REVISION`), and only the
-//! differences that replay count.
+//! differences that replay, and replay stably, count.
+//!
+//! A run is not always seen whole. One killed at its time limit printed the
+//! start of what it would print; one whose outcome changes when replayed
+//! with other memory garbage shows only what both of its runs agree on. Such
+//! an outcome is a *partial view*: it is compared by what it shows, and two
+//! views that could be the same behaviour are alike. A revision whose view is
+//! partial never separates by itself: it joins a class it is alike to, and the
+//! test does not tell it apart from the other classes it is alike to either
+//! ([`Partition::apart`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use crate::cluster::{Loose, Partial, Partition};
 use crate::posix::ReplayEnv;
 use crate::replay::{self, Outcome};
 
@@ -36,39 +47,154 @@ pub struct Observation {
     /// when it differs from this one: the revision is nondeterministic on
     /// this input (it reads memory it never wrote).
     pub alternate: Option<Box<Observation>>,
+    /// The run's time limit was below the full one (`ReplayLimits`): had it
+    /// timed out, that says nothing of whether it hangs.
+    pub cut_short: bool,
 }
 
 impl Observation {
     /// The perturbed run saw other behaviour, as `sel` sees behaviour.
     pub fn nondeterministic_under(&self, sel: OutputSelection) -> bool {
-        self.alternate.as_ref().is_some_and(|a| a.key(sel) != self.key(sel))
+        self.alternate.as_ref().is_some_and(|a| a.run_view(sel) != self.run_view(sel))
     }
 
     /// The same behaviour in every output but stderr (which carries ASan's
     /// addresses, different in every run).
     fn same_as(&self, other: &Observation) -> bool {
         let all = OutputSelection { stdout: true, stderr: false, exit: true, annotations: true };
-        self.key(all) == other.key(all)
+        self.run_view(all) == other.run_view(all)
     }
 
-    /// The behaviour as the selection sees it: equal keys, equal behaviour.
-    pub fn key(&self, sel: OutputSelection) -> ObservedKey {
+    /// What this run alone shows of its behaviour.
+    fn run_view(&self, sel: OutputSelection) -> View {
         let o = &self.outcome;
-        ObservedKey {
-            stdout: sel.stdout.then(|| o.stdout.clone()),
-            stderr: sel.stderr.then(|| o.stderr.clone()),
-            exit: sel.exit.then_some((o.exit_status, o.signal, o.timed_out)),
-            annotations: sel.annotations.then(|| self.annotations.clone()),
+        let done = !o.timed_out;
+        View {
+            stdout: sel.stdout.then(|| Seen { items: o.stdout.clone(), whole: done && !o.stdout_cut }),
+            stderr: sel.stderr.then(|| Seen { items: o.stderr.clone(), whole: done && !o.stderr_cut }),
+            // A run cut short by the budget may have been about to exit.
+            exit: sel.exit.then(|| {
+                (!(o.timed_out && self.cut_short)).then_some((o.exit_status, o.signal, o.timed_out))
+            }),
+            annotations: sel.annotations.then(|| Seen { items: self.annotations.clone(), whole: done }),
+        }
+    }
+
+    /// What is known of the revision's behaviour on the test: what its run
+    /// shows, and of a nondeterministic one what both of its runs agree on.
+    pub fn view(&self, sel: OutputSelection) -> View {
+        let view = self.run_view(sel);
+        match &self.alternate {
+            Some(a) => view.common(&a.run_view(sel)),
+            None => view,
+        }
+    }
+
+    /// Why the view of this run is partial, if it is.
+    pub fn partial(&self, sel: OutputSelection) -> Option<Partial> {
+        if self.nondeterministic_under(sel) {
+            return Some(Partial::Unstable);
+        }
+        let o = &self.outcome;
+        match () {
+            _ if o.timed_out && self.cut_short => Some(Partial::CutShort),
+            _ if o.timed_out => Some(Partial::TimedOut),
+            _ if (sel.stdout && o.stdout_cut) || (sel.stderr && o.stderr_cut) => Some(Partial::Long),
+            _ => None,
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ObservedKey {
-    stdout: Option<Vec<u8>>,
-    stderr: Option<Vec<u8>>,
-    exit: Option<(Option<i32>, Option<i32>, bool)>,
-    annotations: Option<Vec<String>>,
+/// A part of a run's behaviour: all of it, or (`whole` false) its start.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Seen<T> {
+    items: Vec<T>,
+    whole: bool,
+}
+
+impl<T: PartialEq + Clone> Seen<T> {
+    /// Both could be the same behaviour.
+    fn alike(&self, o: &Seen<T>) -> bool {
+        match (self.whole, o.whole) {
+            (true, true) => self.items == o.items,
+            (true, false) => self.items.starts_with(&o.items),
+            (false, true) => o.items.starts_with(&self.items),
+            (false, false) => self.items.starts_with(&o.items) || o.items.starts_with(&self.items),
+        }
+    }
+
+    /// What two runs agree on: their common start, whole only if both are
+    /// the same whole.
+    fn common(&self, o: &Seen<T>) -> Seen<T> {
+        if self == o {
+            return self.clone();
+        }
+        let n = self.items.iter().zip(&o.items).take_while(|(a, b)| a == b).count();
+        Seen { items: self.items[..n].to_vec(), whole: false }
+    }
+}
+
+/// What is known of a run's behaviour, as a selection of outputs sees it;
+/// `None` parts are not selected. Two runs with equal whole views behave
+/// alike; partial views are compared by [`View::alike`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct View {
+    stdout: Option<Seen<u8>>,
+    stderr: Option<Seen<u8>>,
+    /// `Some(None)`: selected, but not known.
+    exit: Option<Option<(Option<i32>, Option<i32>, bool)>>,
+    annotations: Option<Seen<String>>,
+}
+
+impl View {
+    /// Nothing is missing from it.
+    pub fn whole(&self) -> bool {
+        fn seen<T>(s: &Option<Seen<T>>) -> bool {
+            s.as_ref().is_none_or(|s| s.whole)
+        }
+        seen(&self.stdout)
+            && seen(&self.stderr)
+            && seen(&self.annotations)
+            && self.exit.is_none_or(|e| e.is_some())
+    }
+
+    /// The two could be the same behaviour: no part either shows differs.
+    pub fn alike(&self, o: &View) -> bool {
+        fn part<T: PartialEq + Clone>(a: &Option<Seen<T>>, b: &Option<Seen<T>>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => a.alike(b),
+                _ => true,
+            }
+        }
+        let exit = match (self.exit, o.exit) {
+            (Some(Some(a)), Some(Some(b))) => a == b,
+            _ => true,
+        };
+        exit && part(&self.stdout, &o.stdout)
+            && part(&self.stderr, &o.stderr)
+            && part(&self.annotations, &o.annotations)
+    }
+
+    fn common(&self, o: &View) -> View {
+        fn part<T: PartialEq + Clone>(a: &Option<Seen<T>>, b: &Option<Seen<T>>) -> Option<Seen<T>> {
+            Some(a.as_ref()?.common(b.as_ref()?))
+        }
+        View {
+            stdout: part(&self.stdout, &o.stdout),
+            stderr: part(&self.stderr, &o.stderr),
+            exit: self.exit.map(|a| a.filter(|a| o.exit == Some(Some(*a)))),
+            annotations: part(&self.annotations, &o.annotations),
+        }
+    }
+}
+
+/// The builds a test replays on: the replay build, and for the second run
+/// of each revision one that fills stack variables with a pattern
+/// (`NativeOptions::pattern_init`; the replay build where there is none).
+#[derive(Debug, Clone, Copy)]
+pub struct Builds<'a> {
+    pub replay: &'a Path,
+    pub perturbed: Option<&'a Path>,
 }
 
 /// A test to replay: its ktest and the command line, stdin and files it feeds.
@@ -76,6 +202,91 @@ pub struct ObservedKey {
 pub struct TestInput {
     pub ktest: PathBuf,
     pub env: ReplayEnv,
+}
+
+/// The time native replay may take: a limit per run, the run's deadline,
+/// and one allowance shared by every run that hangs.
+#[derive(Debug)]
+pub struct ReplayLimits {
+    /// The most one run may take (`--replay-timeout`).
+    pub timeout: Duration,
+    /// No run starts after it, and none goes past it.
+    pub deadline: Option<Instant>,
+    state: Mutex<Spent>,
+    short: Duration,
+}
+
+#[derive(Debug)]
+struct Spent {
+    /// What runs that time out may still take, together. Once it is spent,
+    /// a run gets `short`: a revision that hangs on one test usually hangs
+    /// on the next, and every such run would wait out the full limit.
+    allowance: Duration,
+    /// The longest a run that ended took, once one has.
+    slowest: Option<Duration>,
+}
+
+/// The allowance of hanging runs, in `--replay-timeout`s (`ReplayLimits::new`).
+const HANGS_ALLOWED: u32 = 4;
+/// A run that has gone on this many times longer than the slowest run that
+/// ended hangs (`ReplayLimits::full`)...
+const SLOWER: u32 = 100;
+/// ... and so does one that has gone on this long past it.
+const HANG_AFTER: Duration = Duration::from_secs(1);
+
+impl ReplayLimits {
+    /// `timeout` per run at most; hanging runs may take `HANGS_ALLOWED` of it
+    /// in all, and at most a third of the time left to the deadline.
+    pub fn new(timeout: Duration, deadline: Option<Instant>) -> ReplayLimits {
+        let mut allowance = timeout * HANGS_ALLOWED;
+        if let Some(d) = deadline {
+            allowance = allowance.min(d.saturating_duration_since(Instant::now()) / 3);
+        }
+        ReplayLimits {
+            timeout,
+            deadline,
+            state: Mutex::new(Spent { allowance, slowest: None }),
+            short: timeout.min(Duration::from_millis(250)),
+        }
+    }
+
+    /// The limit past which a run hangs: `timeout`, or once runs have ended,
+    /// `SLOWER` times the slowest of them and at least `HANG_AFTER` more, if
+    /// that is less. The programs compared run for milliseconds: a run a
+    /// hundred times slower than any other loops, and waiting it out for the
+    /// whole timeout (5 s by default) told nothing more, on every revision
+    /// that hangs, on every test that makes it hang.
+    fn full(&self, spent: &Spent) -> Duration {
+        match spent.slowest {
+            Some(s) => self.timeout.min((s * SLOWER).max(s + HANG_AFTER)),
+            None => self.timeout,
+        }
+    }
+
+    /// The limit of the next run, and whether it is the full one; `None`:
+    /// the deadline has come.
+    fn next(&self) -> Option<(Duration, bool)> {
+        let left = self.deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+        if left.is_zero() {
+            return None;
+        }
+        let spent = self.state.lock().expect("not poisoned");
+        let full = self.full(&spent);
+        let limit = if spent.allowance >= full { full } else { spent.allowance.max(self.short) };
+        let limit = limit.min(left);
+        Some((limit, limit >= full))
+    }
+
+    /// Notes how a run went: one that timed out after `limit` spends it from
+    /// the allowance; one that ended may be the slowest yet.
+    fn spend(&self, limit: Duration, o: &Outcome, took: Duration) {
+        let mut spent = self.state.lock().expect("not poisoned");
+        if o.timed_out {
+            spent.allowance = spent.allowance.saturating_sub(limit);
+        } else {
+            spent.slowest = Some(spent.slowest.map_or(took, |s| s.max(took)));
+        }
+    }
 }
 
 /// Runs every test on every revision, on `jobs` threads, twice: plainly and
@@ -90,6 +301,22 @@ pub fn replay_all(
     timeout: Duration,
     jobs: usize,
 ) -> std::io::Result<Vec<Vec<Observation>>> {
+    let limits = ReplayLimits::new(timeout, None);
+    let builds = Builds { replay: binary, perturbed: None };
+    let rows = replay_within(builds, revisions, same_as, tests, &limits, jobs)?;
+    Ok(rows.into_iter().map(|row| row.expect("without a deadline every run runs")).collect())
+}
+
+/// [`replay_all`] within `limits`: a test of which some run could not start
+/// before the deadline has no row (`None`).
+pub fn replay_within(
+    builds: Builds<'_>,
+    revisions: usize,
+    same_as: &[usize],
+    tests: &[TestInput],
+    limits: &ReplayLimits,
+    jobs: usize,
+) -> std::io::Result<Vec<Option<Vec<Observation>>>> {
     let scratch = tempfile::Builder::new().prefix("psychic-confirm-").tempdir()?;
     let rep = |r: usize| same_as.get(r).copied().unwrap_or(r);
     let work: Vec<(usize, usize)> = (0..tests.len())
@@ -104,12 +331,9 @@ pub fn replay_all(
                     let mut done = Vec::new();
                     while let Some(&(t, r)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let annotations = scratch.path().join(format!("{t}-{r}.annotations"));
-                        let mut first = run_one(binary, &tests[t], r, timeout, &annotations, false)?;
-                        let second = run_one(binary, &tests[t], r, timeout, &annotations, true)?;
-                        if !second.same_as(&first) {
-                            first.alternate = Some(Box::new(second));
+                        if let Some(obs) = observe(builds, &tests[t], r, limits, &annotations)? {
+                            done.push((t * revisions + r, obs));
                         }
-                        done.push((t * revisions + r, first));
                     }
                     Ok(done)
                 })
@@ -124,9 +348,42 @@ pub fn replay_all(
     })?;
     let out = slots
         .chunks(revisions.max(1))
-        .map(|row| (0..revisions).map(|r| row[rep(r)].clone().expect("every run has a result")).collect())
+        .map(|row| (0..revisions).map(|r| row[rep(r)].clone()).collect::<Option<Vec<_>>>())
         .collect();
     Ok(out)
+}
+
+/// Revision `r` on one test: a plain run, then a perturbed one to see
+/// whether its outcome rests on memory garbage. `None`: the deadline came
+/// first.
+fn observe(
+    builds: Builds<'_>,
+    test: &TestInput,
+    revision: usize,
+    limits: &ReplayLimits,
+    annotations: &Path,
+) -> std::io::Result<Option<Observation>> {
+    let Some((limit, full)) = limits.next() else { return Ok(None) };
+    let perturbed = builds.perturbed.unwrap_or(builds.replay);
+    let mut first = run_one(builds.replay, test, revision, limit, annotations, false, limits)?;
+    first.cut_short = !full;
+    if first.outcome.timed_out {
+        // A hanging run is not waited out twice: the perturbed run gets the
+        // short limit, enough to see it exit where other garbage lets it.
+        let short = limit.min(limits.short);
+        let second = run_one(perturbed, test, revision, short, annotations, true, limits)?;
+        if !second.outcome.timed_out {
+            first.alternate = Some(Box::new(second));
+        }
+        return Ok(Some(first));
+    }
+    let Some((limit, full)) = limits.next() else { return Ok(None) };
+    let mut second = run_one(perturbed, test, revision, limit, annotations, true, limits)?;
+    second.cut_short = !full;
+    if !second.same_as(&first) {
+        first.alternate = Some(Box::new(second));
+    }
+    Ok(Some(first))
 }
 
 fn run_one(
@@ -136,13 +393,16 @@ fn run_one(
     timeout: Duration,
     annotations: &Path,
     perturb: bool,
+    limits: &ReplayLimits,
 ) -> std::io::Result<Observation> {
     let mut req = replay::Request::new(binary, Some(&test.ktest), revision);
     req.env = test.env.clone();
     req.timeout = timeout;
     req.annotations = Some(annotations.to_path_buf());
     req.perturb = perturb;
+    let started = Instant::now();
     let outcome = replay::run(&req)?;
+    limits.spend(timeout, &outcome, started.elapsed());
     let lines = match std::fs::read_to_string(annotations) {
         Ok(text) => text.lines().map(str::to_string).collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -150,44 +410,56 @@ fn run_one(
     };
     // The file is appended to: the next run of this pair starts afresh.
     let _ = std::fs::remove_file(annotations);
-    Ok(Observation { outcome, annotations: lines, alternate: None })
+    Ok(Observation { outcome, annotations: lines, alternate: None, cut_short: false })
 }
 
-/// The outcome class of each revision: revisions with equal keys share a class;
-/// classes are numbered in order of their first revision. A nondeterministic
-/// observation never separates by itself: it joins the class of a
-/// deterministic revision that either of its runs agrees with.
-pub fn classes(row: &[Observation], sel: OutputSelection) -> Vec<u32> {
-    let steady = |o: &Observation| !o.nondeterministic_under(sel);
-    let mut seen: Vec<ObservedKey> = Vec::new();
-    let mut class = |k: ObservedKey| match seen.iter().position(|s| *s == k) {
-        Some(i) => i as u32,
-        None => {
-            seen.push(k);
-            (seen.len() - 1) as u32
-        }
-    };
-    let mut out: Vec<Option<u32>> = row.iter().map(|o| steady(o).then(|| class(o.key(sel)))).collect();
-    for (r, o) in row.iter().enumerate().filter(|(_, o)| !steady(o)) {
-        let runs = [Some(o.key(sel)), o.alternate.as_ref().map(|a| a.key(sel))];
-        let agrees = |q: usize| steady(&row[q]) && runs.iter().flatten().any(|k| *k == row[q].key(sel));
-        out[r] = Some(match (0..row.len()).find(|&q| agrees(q)) {
-            Some(q) => out[q].expect("steady revisions are classed"),
-            None => class(o.key(sel)),
-        });
-    }
-    // Renumbered by first revision, as the report's outcomes are.
-    let mut order: Vec<u32> = Vec::new();
-    out.into_iter()
-        .map(|c| {
-            let c = c.expect("every revision is classed");
-            match order.iter().position(|&x| x == c) {
-                Some(i) => i as u32,
-                None => {
-                    order.push(c);
-                    (order.len() - 1) as u32
-                }
+/// The outcome classes of one test. Revisions with equal whole views share
+/// a class. A revision whose view is partial joins the first class whose
+/// revisions one of its runs equals whole, else the first class it is alike
+/// to, else a class of its own; it is noted as alike to the other classes it
+/// is alike to, which the test then does not tell it apart from.
+pub fn partition(row: &[Observation], sel: OutputSelection) -> Partition {
+    let views: Vec<View> = row.iter().map(|o| o.view(sel)).collect();
+    // Each class by its first revision.
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut class: Vec<Option<u32>> = vec![None; row.len()];
+    for r in (0..row.len()).filter(|&r| views[r].whole()) {
+        let c = match firsts.iter().position(|&f| views[f] == views[r]) {
+            Some(c) => c,
+            None => {
+                firsts.push(r);
+                firsts.len() - 1
             }
-        })
-        .collect()
+        };
+        class[r] = Some(c as u32);
+    }
+    let mut loose = Vec::new();
+    for r in (0..row.len()).filter(|&r| !views[r].whole()) {
+        let alike: Vec<usize> = (0..firsts.len()).filter(|&c| views[firsts[c]].alike(&views[r])).collect();
+        let runs = [Some(&row[r]), row[r].alternate.as_deref()];
+        let plainly = alike.iter().copied().find(|&c| {
+            let f = firsts[c];
+            views[f].whole() && runs.iter().flatten().any(|o| o.run_view(sel) == views[f])
+        });
+        let c = match plainly.or(alike.first().copied()) {
+            Some(c) => c,
+            None => {
+                firsts.push(r);
+                firsts.len() - 1
+            }
+        };
+        class[r] = Some(c as u32);
+        let why = row[r].partial(sel).unwrap_or(Partial::Unstable);
+        let others = alike.into_iter().filter(|&o| o != c).map(|o| o as u32).collect();
+        loose.push(Loose { revision: r, why, alike: others });
+    }
+    let classes = class.into_iter().map(|c| c.expect("every revision is classed")).collect();
+    let mut p = Partition { classes, loose };
+    p.renumber();
+    p
+}
+
+/// The outcome classes of one test ([`partition`]).
+pub fn classes(row: &[Observation], sel: OutputSelection) -> Vec<u32> {
+    partition(row, sel).classes
 }

@@ -13,22 +13,31 @@
 pub mod confirm;
 mod floats;
 pub mod outputs;
+pub mod reach;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crate::exec::{Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination};
+use crate::cluster::Partition;
+use crate::exec::{
+    ApproxKind, Control, HaltContext, HaltObserver, HaltedPath, RevSet, SymbolicObject, Termination,
+};
 use crate::expr::ExprId;
 use crate::ktest::KTest;
 use crate::posix;
 
-use confirm::{Observation, OutputSelection, TestInput};
+use confirm::{Observation, OutputSelection, ReplayLimits, TestInput};
 
 #[derive(Debug, Clone)]
 pub struct DiffConfig {
     pub outputs: OutputSelection,
     /// The limit of one native run.
     pub replay_timeout: Duration,
+    /// The build each revision's second, perturbed run replays on
+    /// (`confirm::Builds`); the replay build where `None`.
+    pub perturbed: Option<PathBuf>,
+    /// When the run's budget ends: no native run goes past it.
+    pub deadline: Option<Instant>,
     /// Native runs at once.
     pub jobs: usize,
     /// `same_as[r]`: the first revision with revision r's text. Revisions of
@@ -41,6 +50,8 @@ impl Default for DiffConfig {
         DiffConfig {
             outputs: OutputSelection::default(),
             replay_timeout: Duration::from_secs(5),
+            perturbed: None,
+            deadline: None,
             jobs: 2,
             same_as: Vec::new(),
         }
@@ -56,8 +67,9 @@ pub struct ConfirmedTest {
     pub ktest: KTest,
     /// One per revision.
     pub observations: Vec<Observation>,
-    /// The outcome class of each revision.
-    pub classes: Vec<u32>,
+    /// The outcome class of each revision, and those whose class rests on
+    /// an outcome known only in part.
+    pub partition: Partition,
     /// The meta-branch sites on the two engine paths the test came from, in
     /// visit order: where the revisions' code on the diverging path differs.
     pub sites: Vec<u32>,
@@ -98,8 +110,19 @@ pub struct DiffStats {
     pub solver_errors: u64,
     pub candidates: u64,
     pub confirmed: u64,
+    /// Candidates of the engine replayed natively (not counting fuzzing's).
+    pub replayed: u64,
     /// Candidates whose native runs did not differ where the engine said.
     pub disagreements: u64,
+    /// Candidates the engine predicted on a path that read memory it never
+    /// wrote (natively garbage, which it took as 0): not replayed as a
+    /// difference, but handed to fuzzing, which runs them natively.
+    pub uninitialised_candidates: u64,
+    /// Candidates equal to one replayed before: not replayed again.
+    pub repeated_candidates: u64,
+    /// Candidates not replayed, or replayed only in part, before the
+    /// budget ended.
+    pub unreplayed_candidates: u64,
     /// Candidates whose two paths made different input objects.
     pub incompatible_inputs: u64,
     /// Fuzzing's candidates that told apart no pair not yet told apart when
@@ -133,6 +156,8 @@ pub enum PairGap {
     /// Both paths crash after printing different text to stdout, which a
     /// crash natively loses unless it was flushed: no test can tell.
     Crash,
+    /// The budget ended before a candidate test was replayed.
+    Unreplayed,
     /// Their doubles differ, but on no input found do they print different
     /// text (`%.2f` of two nearby values).
     PrintsAlike,
@@ -145,6 +170,7 @@ impl PairGap {
             PairGap::Disagreement => "a candidate test did not replay natively",
             PairGap::IncompatibleInputs => "two of their paths read different inputs and were not compared",
             PairGap::Crash => "two of their paths crash after printing different text, which a crash loses",
+            PairGap::Unreplayed => "a candidate test was not replayed before the budget ended",
             PairGap::PrintsAlike => {
                 "two of their paths print doubles that differ, but no input was found on which their text does"
             }
@@ -189,10 +215,15 @@ pub struct Differentiator<'a> {
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
     pub stats: DiffStats,
+    /// Which sites the paths of each revision reached, and where they ended.
+    pub reach: reach::Reach,
     /// An I/O failure during confirmation; the run stops and reports it.
     pub error: Option<std::io::Error>,
     /// Time spent in native replay.
     pub confirm_time: Duration,
+    limits: ReplayLimits,
+    /// Hashes of the candidates replayed: an input is replayed once.
+    replayed: std::collections::HashSet<u64>,
     saw_input: bool,
     fuzzer: Option<crate::fuzz::Fuzzer>,
     /// Differential queries that timed out, to be asked again with a longer
@@ -231,6 +262,7 @@ impl<'a> Differentiator<'a> {
         out_dir: &Path,
         program_args: Vec<String>,
     ) -> Self {
+        let limits = ReplayLimits::new(cfg.replay_timeout, cfg.deadline);
         Differentiator {
             cfg,
             binary,
@@ -246,8 +278,11 @@ impl<'a> Differentiator<'a> {
             gaps: Default::default(),
             tests: Vec::new(),
             stats: DiffStats::default(),
+            reach: Default::default(),
             error: None,
             confirm_time: Duration::ZERO,
+            limits,
+            replayed: Default::default(),
             saw_input: false,
             fuzzer: None,
             retries: Default::default(),
@@ -286,13 +321,12 @@ impl<'a> Differentiator<'a> {
             if self.done() {
                 break;
             }
-            let (candidate, row) = self.replay(&ktest)?;
-            let classes = confirm::classes(&row, self.cfg.outputs);
+            let Some((candidate, row)) = self.replay(&ktest)? else { continue };
+            let p = confirm::partition(&row, self.cfg.outputs);
             let n = self.revisions;
-            let new =
-                (0..n).any(|a| (0..n).any(|b| classes[a] != classes[b] && !self.apart(a as u32, b as u32)));
+            let new = (0..n).any(|a| (0..n).any(|b| p.apart(a, b) && !self.apart(a as u32, b as u32)));
             if new {
-                self.keep(ktest, candidate, row, classes, Vec::new(), by)?;
+                self.keep(ktest, candidate, row, p, Vec::new(), by)?;
             } else {
                 self.stats.fuzz_redundant += 1;
                 std::fs::remove_file(&candidate)?;
@@ -330,6 +364,18 @@ impl<'a> Differentiator<'a> {
             }
         }
         self.enumeration = Some(stats);
+    }
+
+    /// The clusters of the confirmed tests, where every split rests on what
+    /// both sides showed whole (`cluster::settle`); each test's partition
+    /// becomes the one the clusters follow.
+    pub fn clusters(&mut self) -> Vec<Vec<usize>> {
+        let mut partitions: Vec<Partition> = self.tests.iter().map(|t| t.partition.clone()).collect();
+        let clusters = crate::cluster::settle(self.revisions, &mut partitions);
+        for (t, p) in self.tests.iter_mut().zip(partitions) {
+            t.partition = p;
+        }
+        clusters
     }
 
     /// Enumeration or exploration proved `a` and `b` equivalent on the
@@ -385,10 +431,10 @@ impl<'a> Differentiator<'a> {
         revs.iter().all(|a| (0..self.revisions as u32).all(|b| revs.contains(b) || self.apart(a, b)))
     }
 
-    fn record(&mut self, classes: &[u32]) {
+    fn record(&mut self, p: &Partition) {
         for a in 0..self.revisions {
             for b in a + 1..self.revisions {
-                if classes[a] != classes[b] && !self.told_apart[a * self.revisions + b] {
+                if p.apart(a, b) && !self.told_apart[a * self.revisions + b] {
                     self.told_apart[a * self.revisions + b] = true;
                     self.told_apart[b * self.revisions + a] = true;
                     if self.proved[a * self.revisions + b] {
@@ -545,12 +591,34 @@ impl<'a> Differentiator<'a> {
         Some(model)
     }
 
+    /// The candidate of paths `h` and `g`: replayed as a difference, unless
+    /// either path read memory it never wrote. The engine took that garbage
+    /// as 0, so what it predicts there is what the program does on one
+    /// value of the garbage among many: fuzzing gets the input instead, and
+    /// runs it natively on every revision, where a difference that garbage
+    /// does not decide shows as one.
+    fn propose(&mut self, h: &HaltedPath, g: &HaltedPath, ktest: KTest) -> std::io::Result<()> {
+        let made_up = |p: &HaltedPath| p.approximations.iter().any(|a| a.kind == ApproxKind::Uninitialised);
+        if made_up(h) || made_up(g) {
+            self.stats.uninitialised_candidates += 1;
+            if let Some(f) = &self.fuzzer {
+                f.seed(&ktest);
+            }
+            return Ok(());
+        }
+        self.confirm(ktest, &h.revisions, &g.revisions, union(&h.sites, &g.sites))
+    }
+
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
     /// `y` differ natively as predicted.
     fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet, sites: Vec<u32>) -> std::io::Result<()> {
-        let (candidate, row) = self.replay(&ktest)?;
-        let classes = confirm::classes(&row, self.cfg.outputs);
-        let confirmed = x.iter().any(|a| y.iter().any(|b| classes[a as usize] != classes[b as usize]));
+        let Some((candidate, row)) = self.replay(&ktest)? else {
+            self.gap(x, y, PairGap::Unreplayed);
+            return Ok(());
+        };
+        self.stats.replayed += 1;
+        let p = confirm::partition(&row, self.cfg.outputs);
+        let confirmed = x.iter().any(|a| y.iter().any(|b| p.apart(a as usize, b as usize)));
         if !confirmed {
             self.stats.disagreements += 1;
             self.gap(x, y, PairGap::Disagreement);
@@ -558,28 +626,47 @@ impl<'a> Differentiator<'a> {
             let name = format!("candidate{:06}.ktest", self.stats.candidates);
             return std::fs::rename(&candidate, self.disagreements_dir.join(name));
         }
-        self.keep(ktest, candidate, row, classes, sites, FoundBy::Symbolic)
+        self.keep(ktest, candidate, row, p, sites, FoundBy::Symbolic)
     }
 
-    /// Writes `ktest` as a candidate and replays it on every revision.
-    fn replay(&mut self, ktest: &KTest) -> std::io::Result<(PathBuf, Vec<Observation>)> {
+    /// Writes `ktest` as a candidate and replays it on every revision:
+    /// `None` where it was replayed before, or the budget ended before every
+    /// revision ran (the candidate file is then gone).
+    fn replay(&mut self, ktest: &KTest) -> std::io::Result<Option<(PathBuf, Vec<Observation>)>> {
+        if !self.replayed.insert(input_hash(ktest)) {
+            self.stats.repeated_candidates += 1;
+            return Ok(None);
+        }
         std::fs::create_dir_all(&self.tests_dir)?;
         let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
         ktest.write(&candidate).map_err(std::io::Error::other)?;
         let input = TestInput { ktest: candidate.clone(), env: posix::replay_env(ktest) };
-        let started = std::time::Instant::now();
-        let row = confirm::replay_all(
-            self.binary,
+        let started = Instant::now();
+        let builds = confirm::Builds { replay: self.binary, perturbed: self.cfg.perturbed.as_deref() };
+        let row = confirm::replay_within(
+            builds,
             self.revisions,
             &self.cfg.same_as,
             &[input],
-            self.cfg.replay_timeout,
+            &self.limits,
             self.cfg.jobs,
         )?
         .pop()
         .expect("one test in, one row out");
         self.confirm_time += started.elapsed();
-        Ok((candidate, row))
+        match row {
+            Some(row) => Ok(Some((candidate, row))),
+            None => {
+                self.stats.unreplayed_candidates += 1;
+                std::fs::remove_file(&candidate)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The deadline has come: nothing more replays.
+    pub fn out_of_time(&self) -> bool {
+        self.cfg.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// A confirmed test: `candidate` becomes `testNNNNNN.ktest`.
@@ -588,7 +675,7 @@ impl<'a> Differentiator<'a> {
         ktest: KTest,
         candidate: PathBuf,
         row: Vec<Observation>,
-        classes: Vec<u32>,
+        partition: Partition,
         sites: Vec<u32>,
         found_by: FoundBy,
     ) -> std::io::Result<()> {
@@ -596,9 +683,9 @@ impl<'a> Differentiator<'a> {
         let id = self.tests.len() + 1;
         let path = self.tests_dir.join(format!("test{id:06}.ktest"));
         std::fs::rename(&candidate, &path)?;
-        self.record(&classes);
+        self.record(&partition);
         if let Some(f) = &self.fuzzer {
-            f.told_apart(&classes);
+            f.told_apart(|a, b| partition.apart(a, b));
         }
         let nondeterministic =
             (0..row.len()).filter(|&r| row[r].nondeterministic_under(self.cfg.outputs)).collect();
@@ -607,7 +694,7 @@ impl<'a> Differentiator<'a> {
             ktest_path: path,
             ktest,
             observations: row,
-            classes,
+            partition,
             sites,
             nondeterministic,
             found_by,
@@ -633,7 +720,7 @@ impl<'a> Differentiator<'a> {
             }
             self.stats.pairs += 1;
             if let Some(ktest) = self.candidate(path, g, cx)
-                && let Err(e) = self.confirm(ktest, &path.revisions, &revs, union(&path.sites, &g.sites))
+                && let Err(e) = self.propose(path, g, ktest)
             {
                 result = Err(e);
                 break;
@@ -716,6 +803,12 @@ impl HaltObserver for Differentiator<'_> {
 
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
         self.saw_input |= !path.symbolics.is_empty();
+        let args = &self.program_args;
+        self.reach.record(path, || {
+            let input = path.input.as_ref()?;
+            let bytes = path.symbolics.iter().map(|o| input.bytes_padded(o.array, o.size)).collect();
+            Some(posix::path_ktest(args.clone(), &path.symbolics, bytes))
+        });
         if let Err(e) = self.confirm_fuzzed() {
             self.error = Some(e);
             return Control::Stop;
@@ -786,7 +879,7 @@ impl Differentiator<'_> {
         self.attempt = None;
         self.retry_time += started.elapsed();
         match candidate {
-            Some(ktest) => self.confirm(ktest, &r.h.revisions, &r.g.revisions, union(&r.h.sites, &r.g.sites)),
+            Some(ktest) => self.propose(&r.h, &r.g, ktest),
             None => Ok(()),
         }
     }
@@ -853,4 +946,16 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 fn common_objects(a: &[SymbolicObject], b: &[SymbolicObject]) -> Option<Vec<SymbolicObject>> {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     (long[..short.len()] == *short).then(|| long.to_vec())
+}
+
+/// The inputs of a test, hashed: two candidates with equal hashes run alike.
+fn input_hash(k: &KTest) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    k.args.hash(&mut h);
+    for o in &k.objects {
+        o.name.hash(&mut h);
+        o.bytes.hash(&mut h);
+    }
+    h.finish()
 }

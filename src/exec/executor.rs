@@ -568,7 +568,9 @@ impl<'m> Executor<'m> {
             Termination::Silent => self.stats.paths_silent += 1,
             Termination::Early { .. } => self.stats.paths_early += 1,
         }
+        let end = self.program_location(&st);
         let path = HaltedPath {
+            end,
             revisions: st.revisions,
             constraints: st.constraints,
             symbolics: st.symbolics,

@@ -209,6 +209,8 @@ pub struct HaltedPath {
     /// in first-visit order.
     pub sites: Vec<u32>,
     pub termination: Termination,
+    /// Where in the program it ended (outside the libc model).
+    pub end: Option<Location>,
     pub outputs: Vec<OutputEvent>,
     pub annotations: Vec<Annotation>,
     /// Instructions this path executed, counting those its ancestors ran.

@@ -195,13 +195,13 @@ impl Fuzzer {
         self.shared.enumerated.lock().expect("not poisoned").take()
     }
 
-    /// The outcome classes of a confirmed test: its pairs need no more tests.
-    pub fn told_apart(&self, classes: &[u32]) {
-        let n = classes.len();
+    /// The pairs a confirmed test tells apart: they need no more tests.
+    pub fn told_apart(&self, apart_by_test: impl Fn(usize, usize) -> bool) {
         let mut apart = self.shared.apart.lock().expect("not poisoned");
+        let n = apart.len().isqrt();
         for a in 0..n {
             for b in 0..n {
-                if classes[a] != classes[b] && a * n + b < apart.len() {
+                if apart_by_test(a, b) {
                     apart[a * n + b] = true;
                 }
             }
@@ -290,7 +290,10 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             let rep = self.cfg.same_as.get(r).copied().unwrap_or(r);
             let i = reps.iter().position(|&x| x == rep).expect("every text runs");
             let run = runs[i];
-            (outputs.exit.then_some(run.status), outputs.stdout.then_some(run.stdout))
+            // A run that ran out of time printed some start of its output,
+            // as far as it got: its hash tells nothing against another's.
+            let stdout = run.status.map(|_| run.stdout);
+            (outputs.exit.then_some(run.status), outputs.stdout.then_some(stdout))
         };
         let behaviours: Vec<_> = (0..n).map(behaviour).collect();
         let mut new_pair = false;

@@ -147,6 +147,9 @@ fn test(r: &Report, t: &Test) -> Markup {
                 p.partial { "Nondeterministic: revisions " (revision_set(&t.nondeterministic))
                     " changed their outcome when replayed with other memory garbage: they read memory they never wrote." }
             }
+            @for p in &t.partial {
+                p.partial { (super::text::partial_line(&[p.revision], p.why, &p.alike)) "." }
+            }
             table.inputs {
                 thead { tr { th { "input" } th { "value" } th { "bytes" } } }
                 tbody {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use dot::tree_dot;
 pub use html::report_html;
-pub use text::{cluster_name, summary};
+pub use text::{cluster_name, partial_line, summary};
 
 pub use crate::cluster::{ClusterVerdict, Verdict};
 pub use crate::diff::FoundBy;
@@ -80,9 +80,25 @@ pub struct Test {
     /// wrote. Such an outcome never separates a revision by itself.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nondeterministic: Vec<usize>,
+    /// Revisions whose outcome on this test is known only in part: it ran
+    /// out of time, or changed with memory garbage. Each is compared by what
+    /// it showed and sits in the class it is most plainly alike to; the test
+    /// does not tell it apart from `alike` either.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial: Vec<PartialOutcome>,
     /// The engine that found the test.
     #[serde(default = "symbolic")]
     pub found_by: FoundBy,
+}
+
+/// A revision's outcome on a test, known only in part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartialOutcome {
+    pub revision: usize,
+    pub why: crate::cluster::Partial,
+    /// The revisions of other classes it could equally behave like.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alike: Vec<usize>,
 }
 
 fn symbolic() -> FoundBy {
@@ -251,6 +267,22 @@ pub struct Stats {
     /// Candidates whose native replay did not show the difference the engine
     /// predicted: a disagreement between engine and native run.
     pub disagreements: u64,
+    /// The engine's candidates replayed natively; `disagreements` of them
+    /// were refuted.
+    #[serde(default)]
+    pub candidates_replayed: u64,
+    /// `disagreements / candidates_replayed` (0 when none was replayed).
+    #[serde(default)]
+    pub refuted_share: f64,
+    /// Candidates predicted on a path that read memory it never wrote (the
+    /// engine took the garbage as 0): not replayed as differences, but run
+    /// natively by fuzzing.
+    #[serde(default)]
+    pub uninitialised_candidates: u64,
+    /// Candidates not replayed (or not on every revision) before the budget
+    /// ended.
+    #[serde(default)]
+    pub unreplayed_candidates: u64,
     pub tree_optimal: bool,
     pub separating_optimal: bool,
     /// Solver calls by what asked: the engine's branches (and the rest of its
@@ -411,6 +443,7 @@ mod tests {
             outcomes: Vec::new(),
             sites: Vec::new(),
             nondeterministic: Vec::new(),
+            partial: Vec::new(),
             found_by: FoundBy::Symbolic,
         };
         let shown: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();

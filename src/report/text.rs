@@ -67,6 +67,9 @@ pub fn summary(r: &Report) -> String {
                 revision_set(&t.nondeterministic)
             );
         }
+        for p in &t.partial {
+            let _ = writeln!(s, "      {}", partial_line(&[p.revision], p.why, &p.alike));
+        }
     }
     if let Some(tree) = &r.decision_tree {
         let height = height(tree);
@@ -101,6 +104,18 @@ pub fn summary(r: &Report) -> String {
         st.confirmed_tests,
         st.disagreements
     );
+    if st.candidates_replayed > 0 || st.uninitialised_candidates > 0 || st.unreplayed_candidates > 0 {
+        let _ = writeln!(
+            s,
+            "candidates: {} of the engine's replayed, {} refuted ({:.0}%); {} predicted from uninitialised \
+             memory, left to fuzzing; {} not replayed before the budget ended",
+            st.candidates_replayed,
+            st.disagreements,
+            100.0 * st.refuted_share,
+            st.uninitialised_candidates,
+            st.unreplayed_candidates
+        );
+    }
     let m = &st.merging;
     if m.groups > 0 {
         let _ = writeln!(
@@ -172,6 +187,22 @@ fn coverage(r: &Report, s: &mut String) {
 }
 
 /// Cluster names A, B, ..., Z, AA, AB, ...
+/// "revisions 4, 5 are known only in part: its outcome changes with memory
+/// garbage ...; nothing they showed tells them apart from {0, 3}".
+pub fn partial_line(revisions: &[usize], why: crate::cluster::Partial, alike: &[usize]) -> String {
+    let list: Vec<String> = revisions.iter().map(usize::to_string).collect();
+    let (who, is, they, them) = match revisions {
+        [_] => ("revision", "is", "it", "it"),
+        _ => ("revisions", "are", "they", "them"),
+    };
+    let alike = if alike.is_empty() {
+        String::new()
+    } else {
+        format!("; nothing {they} showed tells {them} apart from {}", revision_set(alike))
+    };
+    format!("{who} {} {is} known only in part: {}{alike}", list.join(", "), why.describe())
+}
+
 pub fn cluster_name(mut i: usize) -> String {
     let mut name = Vec::new();
     loop {

@@ -81,13 +81,28 @@ impl Input {
 }
 
 /// What a run did: stdout, exit status, signal (and whether it hung).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Eq)]
 pub struct Behaviour {
     pub stdout: Vec<u8>,
     pub exit_status: Option<i32>,
     pub signal: Option<i32>,
     pub timed_out: bool,
 }
+
+/// Two runs that hung behave alike unless what both printed differs: how
+/// far each got before the kill is timing, not behaviour.
+impl PartialEq for Behaviour {
+    fn eq(&self, o: &Behaviour) -> bool {
+        if self.timed_out || o.timed_out {
+            let n = self.stdout.len().min(o.stdout.len());
+            return self.timed_out == o.timed_out && self.stdout[..n] == o.stdout[..n];
+        }
+        (&self.stdout, self.exit_status, self.signal) == (&o.stdout, o.exit_status, o.signal)
+    }
+}
+
+/// How long a run of the truth may take before it counts as hanging.
+pub const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The revisions of a patch set: `correct.c` (or `orig.c`) first, then the
 /// patches `p*.c` in name order.
@@ -132,19 +147,27 @@ pub fn build_all_with(revisions: &[PathBuf], dir: &Path, flags: &[String]) -> Ve
 }
 
 pub fn run(bin: &Path, input: &Input) -> Behaviour {
+    run_within(bin, input, TIMEOUT)
+}
+
+pub fn run_within(bin: &Path, input: &Input, timeout: Duration) -> Behaviour {
     let mut req = replay::Request::new(bin, None, 0);
     req.env.args = input.args.clone();
     req.env.stdin = input.stdin.clone();
-    req.timeout = Duration::from_secs(5);
+    req.timeout = timeout;
     let o = replay::run(&req).unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
     Behaviour { stdout: o.stdout, exit_status: o.exit_status, signal: o.signal, timed_out: o.timed_out }
 }
 
 /// `behaviours[r][i]`: revision r on input i.
 pub fn behaviours(bins: &[PathBuf], inputs: &[Input]) -> Vec<Vec<Behaviour>> {
+    behaviours_within(bins, inputs, TIMEOUT)
+}
+
+pub fn behaviours_within(bins: &[PathBuf], inputs: &[Input], timeout: Duration) -> Vec<Vec<Behaviour>> {
     let jobs: Vec<(usize, usize)> =
         (0..bins.len()).flat_map(|r| (0..inputs.len()).map(move |i| (r, i))).collect();
-    let mut flat = par_map(&jobs, |&(r, i)| run(&bins[r], &inputs[i])).into_iter();
+    let mut flat = par_map(&jobs, |&(r, i)| run_within(&bins[r], &inputs[i], timeout)).into_iter();
     (0..bins.len()).map(|_| flat.by_ref().take(inputs.len()).collect()).collect()
 }
 
@@ -169,6 +192,19 @@ pub fn diff_patches(psychic: &Path, files: &[PathBuf], flags: &[&str], cwd: &Pat
 /// records, with the recorded stdout and exit status. `words` are the program
 /// arguments given after `--`. Returns one line per test that does not.
 pub fn replay_mismatches(report: &Report, out_dir: &Path, bins: &[PathBuf], words: &[&str]) -> Vec<String> {
+    replay_mismatches_within(report, out_dir, bins, words, TIMEOUT)
+}
+
+/// [`replay_mismatches`] with runs that hang stopped after `timeout`. A run
+/// the report saw hang must hang, and print the start of what the report
+/// recorded (or the report the start of what it prints).
+pub fn replay_mismatches_within(
+    report: &Report,
+    out_dir: &Path,
+    bins: &[PathBuf],
+    words: &[&str],
+    timeout: Duration,
+) -> Vec<String> {
     let mut bad = Vec::new();
     for t in &report.tests {
         let input = KTest::read(&out_dir.join(&t.ktest))
@@ -181,17 +217,24 @@ pub fn replay_mismatches(report: &Report, out_dir: &Path, bins: &[PathBuf], word
                 continue;
             }
         };
-        let native: Vec<Behaviour> = par_map(bins, |b| run(b, &input));
+        let native: Vec<Behaviour> = par_map(bins, |b| run_within(b, &input, timeout));
         for o in &t.outcomes {
             for &r in &o.revisions {
                 let n = &native[r];
                 let same_class = o.revisions.iter().all(|&q| native[q] == *n)
                     && (0..bins.len()).filter(|q| native[*q] == *n).count() == o.revisions.len();
-                if !same_class
-                    || String::from_utf8_lossy(&n.stdout) != o.stdout
-                    || n.exit_status != o.exit_status
-                    || n.signal != o.signal
-                {
+                // The report keeps stdout as lossy text.
+                let shown = Behaviour {
+                    stdout: String::from_utf8_lossy(&n.stdout).into_owned().into_bytes(),
+                    ..n.clone()
+                };
+                let reported = Behaviour {
+                    stdout: o.stdout.clone().into_bytes(),
+                    exit_status: o.exit_status,
+                    signal: o.signal,
+                    timed_out: o.timed_out,
+                };
+                if !same_class || shown != reported {
                     bad.push(format!(
                         "test {} on {input:?}, revision {r}: report says exit {:?} stdout {:?} with {:?}; \
                          its own build gives exit {:?} stdout {:?}",

@@ -233,7 +233,7 @@ pub fn build_meta(files: &[PathBuf], dir: &Path) -> Meta {
     let c = dir.join("meta.c");
     std::fs::write(&c, &meta.text).unwrap();
     let native = dir.join("meta.native");
-    let opts = psychic::compile::NativeOptions { sanitize: true };
+    let opts = psychic::compile::NativeOptions { sanitize: true, ..Default::default() };
     super::toolchain().native(&c, &native, &opts).unwrap_or_else(|e| panic!("{e}"));
     Meta { module: load(&c, dir), native, revisions: files.len() }
 }
@@ -272,13 +272,13 @@ pub fn explore_meta(
     };
     let wall = start.elapsed();
     assert!(diff.error.is_none(), "{:?}", diff.error);
-    let classes: Vec<Vec<u32>> = diff.tests.iter().map(|t| t.classes.clone()).collect();
+    let partition = differentiate.then(|| diff.clusters());
     Exploration {
         stats: summary.stats,
         // The differentiator asks the engine's solver: its queries are counted there.
         solver_queries: summary.solver.queries,
         wall,
-        partition: differentiate.then(|| psychic::cluster::clusters(meta.revisions, &classes)),
+        partition,
         confirmed: diff.tests.len(),
         stopped_early: summary.stopped_early,
     }
