@@ -835,7 +835,9 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
     let outcomes = (0..classes)
         .map(|c| {
             let revisions: Vec<usize> = members(c as u32).collect();
-            let first = &t.observations[revisions[0]];
+            // What the class shows is what a revision in it showed whole.
+            let whole = revisions.iter().find(|&&r| !p.loose.iter().any(|l| l.revision == r));
+            let first = &t.observations[*whole.unwrap_or(&revisions[0])];
             report::Outcome {
                 revisions,
                 stdout: String::from_utf8_lossy(&first.outcome.stdout).into_owned(),
