@@ -73,13 +73,12 @@ fn finding(
 ) -> Finding {
     let g = o.revisions[0];
     let b = base.revisions[0];
-    let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
     let message = format!(
         "{} {} from {} on input {}: {}",
         revisions_list(&o.revisions),
         if o.revisions.len() == 1 { "differs" } else { "differ" },
         list(&base.revisions),
-        inputs.join(" "),
+        t.inputs_line(),
         difference(o, base)
     );
     let site_of = |id: u32| map.site(id as usize);

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Report, TreeNode, revision_set};
+use super::{Report, Test, TreeNode, revision_set};
 
 pub fn tree_dot(r: &Report) -> String {
     let mut s = String::from("digraph psychic {\n  node [fontname=\"monospace\"];\n");
@@ -26,12 +26,10 @@ fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String
     let me = format!("n{next}");
     *next += 1;
     let test = r.test(tree.test);
-    let inputs: Vec<String> =
-        test.map(|t| t.shown_inputs().into_iter().map(|(_, s)| s).collect()).unwrap_or_default();
     let _ = writeln!(
         s,
         "  {me} [shape=box, label={}];",
-        quote(&format!("test #{}\n{}", tree.test, inputs.join(" ")))
+        quote(&format!("test #{}\n{}", tree.test, test.map(Test::inputs_line).unwrap_or_default()))
     );
     for b in &tree.branches {
         let child = match &b.subtree {

@@ -150,8 +150,8 @@ fn test(r: &Report, t: &Test) -> Markup {
             table.inputs {
                 thead { tr { th { "input" } th { "value" } th { "bytes" } } }
                 tbody {
-                    @for (i, shown) in t.shown_inputs() {
-                        tr { td.mono { (i.name) } td.mono { (shown) } td.mono { (i.hex) } }
+                    @for i in t.shown_inputs() {
+                        tr { td.mono { (i.name) } td.mono { (i.text) } td.mono { (i.hex) } }
                     }
                 }
             }

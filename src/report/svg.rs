@@ -84,7 +84,7 @@ fn build(r: &Report, node: &TreeNode, label: Vec<String>) -> Item {
     let test = r.test(node.test);
     let mut lines = vec![format!("test #{}", node.test)];
     if let Some(t) = test {
-        lines.extend(t.shown_inputs().into_iter().map(|(_, s)| shorten(&s, 28)));
+        lines.extend(t.shown_inputs().into_iter().map(|i| shorten(&i.text, 28)));
     }
     let children = node
         .branches

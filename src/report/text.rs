@@ -40,13 +40,12 @@ pub fn summary(r: &Report) -> String {
         let _ = writeln!(s, "\ntests:");
     }
     for t in &r.tests {
-        let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
         let by = match t.found_by {
             super::FoundBy::Symbolic => "",
             super::FoundBy::Fuzzing => "  [found by fuzzing]",
             super::FoundBy::Enumeration => "  [found by enumeration]",
         };
-        let _ = writeln!(s, "  #{} {}  ({}){by}", t.id, inputs.join(" "), t.ktest);
+        let _ = writeln!(s, "  #{} {}  ({}){by}", t.id, t.inputs_line(), t.ktest);
         for o in &t.outcomes {
             let _ = writeln!(
                 s,
