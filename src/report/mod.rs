@@ -8,6 +8,7 @@ pub mod diagnostics;
 mod dot;
 mod html;
 pub mod sarif;
+mod shown;
 mod svg;
 mod text;
 

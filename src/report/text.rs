@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Report, TreeNode, Verdict, revision_set};
+use super::{Report, TreeNode, Verdict, revision_set, shown};
 
 pub fn summary(r: &Report) -> String {
     let mut s = String::new();
@@ -49,13 +49,13 @@ pub fn summary(r: &Report) -> String {
         for o in &t.outcomes {
             let _ = writeln!(
                 s,
-                "      {:<14} {}, stdout {:?}",
+                "      {:<14} {}, stdout {}",
                 revision_set(&o.revisions),
                 o.status_text(),
-                o.stdout
+                shown::output(&o.stdout)
             );
             for a in &o.annotations {
-                let _ = writeln!(s, "      {:<14} output {a}", "");
+                let _ = writeln!(s, "      {:<14} output {}", "", shown::annotation(a));
             }
         }
         if !t.nondeterministic.is_empty() {
