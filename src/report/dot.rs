@@ -1,8 +1,9 @@
 //! The decision tree in Graphviz: tests as boxes, clusters as ellipses, edges
-//! labelled with the outcome.
+//! labelled with what tells their outcome apart (`shown::edge_labels`).
 
 use std::fmt::Write as _;
 
+use super::shown::edge_labels;
 use super::{Report, Test, TreeNode, revision_set};
 
 pub fn tree_dot(r: &Report) -> String {
@@ -31,7 +32,7 @@ fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String
         "  {me} [shape=box, label={}];",
         quote(&format!("test #{}\n{}", tree.test, test.map(Test::inputs_line).unwrap_or_default()))
     );
-    for b in &tree.branches {
+    for (b, label) in tree.branches.iter().zip(edge_labels(test, tree)) {
         let child = match &b.subtree {
             Some(sub) => node(r, sub, next, s),
             None => {
@@ -42,18 +43,7 @@ fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String
                 leaf
             }
         };
-        let label = test
-            .and_then(|t| t.outcomes.get(b.outcome))
-            .map(|o| {
-                let out = if o.stdout.len() > 24 {
-                    format!("{}…", &o.stdout[..o.stdout.floor_char_boundary(24)])
-                } else {
-                    o.stdout.clone()
-                };
-                format!("{}\n{:?}", o.status_text(), out)
-            })
-            .unwrap_or_default();
-        let _ = writeln!(s, "  {me} -> {child} [label={}];", quote(&label));
+        let _ = writeln!(s, "  {me} -> {child} [label={}];", quote(&label.join("\n")));
     }
     me
 }

@@ -231,6 +231,21 @@ impl Outcome {
     }
 }
 
+#[cfg(test)]
+impl Outcome {
+    /// Revision 0 printing `stdout` and exiting with `exit`.
+    pub(crate) fn exited(stdout: &str, exit: i32) -> Outcome {
+        Outcome {
+            revisions: vec![0],
+            stdout: stdout.into(),
+            exit_status: Some(exit),
+            signal: None,
+            timed_out: false,
+            annotations: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TreeNode {
     pub test: usize,

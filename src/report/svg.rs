@@ -1,6 +1,6 @@
 //! The decision tree as an SVG picture, laid out by psychic itself: tests are
-//! boxes, clusters are rounded leaves, and each edge is labelled with the
-//! outcome that leads along it.
+//! boxes, clusters are rounded leaves, and each edge is labelled with what
+//! tells its outcome apart from its siblings' (`shown::edge_labels`).
 //!
 //! Layout: a subtree is as wide as the sum of its children (or its own box, if
 //! wider); leaves are placed left to right, and a parent is centred over its
@@ -9,6 +9,7 @@
 
 use maud::{Markup, html};
 
+use super::shown::{edge_labels, shorten};
 use super::text::cluster_name;
 use super::{Report, TreeNode, revision_set};
 
@@ -18,7 +19,6 @@ const LINE_H: f64 = 15.0;
 const PAD: f64 = 8.0;
 const GAP: f64 = 24.0;
 const ROW_H: f64 = 110.0;
-const LABEL_CHARS: usize = 22;
 
 /// One box of the picture, before placement.
 struct Item {
@@ -89,22 +89,13 @@ fn build(r: &Report, node: &TreeNode, label: Vec<String>) -> Item {
     let children = node
         .branches
         .iter()
-        .map(|b| {
-            let label = test
-                .and_then(|t| t.outcomes.get(b.outcome))
-                .map(|o| vec![o.status_text(), shorten(&format!("{:?}", o.stdout), LABEL_CHARS)])
-                .unwrap_or_default();
-            match &b.subtree {
-                Some(sub) => build(r, sub, label),
-                None => leaf(r, &b.revisions, label),
-            }
+        .zip(edge_labels(test, node))
+        .map(|(b, label)| match &b.subtree {
+            Some(sub) => build(r, sub, label),
+            None => leaf(r, &b.revisions, label),
         })
         .collect();
     Item { lines, test: Some(node.test), cluster: None, label, children }
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max { s.to_string() } else { s.chars().take(max - 1).chain(['…']).collect() }
 }
 
 /// The decision tree of `r` as an `<svg id="decision-tree">` element; a single
