@@ -12,6 +12,7 @@ use psychic::compile::NativeOptions;
 use psychic::fuzz::server::{CoverageMap, Run, Server, Slot};
 use psychic::ktest::{KTest, Object};
 use psychic::replay;
+use psychic::report::Report;
 
 fn demo(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo").join(name)
@@ -127,22 +128,18 @@ fn the_fuzz_server_feeds_stdin_text() {
     }
 }
 
-/// `--tests DIR`: a benchmark's test is a seed, and the one that shows the
-/// difference becomes a test found by fuzzing, with the engine cut off at
-/// once (`--max-instructions 1`).
-#[test]
-fn the_users_tests_seed_fuzzing() {
-    let dir = tempfile::tempdir().unwrap();
-    let [orig, fix] = calculators(dir.path());
-    let tests = dir.path().join("tests");
-    std::fs::create_dir(&tests).unwrap();
-    for (name, text) in [("1.in", "add 4\n"), ("2.in", "mul 7\n"), ("3.in", "neg 1\n")] {
-        std::fs::write(tests.join(name), text).unwrap();
+/// diff-patches on `files` in `dir` with `tests` (name and stdin text each)
+/// as `--tests`, stdin of `stdin_len` bytes, and the engine cut off at once
+/// (`--max-instructions 1`): the tests are the fuzzer's.
+fn fuzz_users_tests(files: &[PathBuf], tests: &[(&str, &str)], stdin_len: &str, dir: &Path) -> Report {
+    std::fs::create_dir(dir.join("tests")).unwrap();
+    for (name, text) in tests {
+        std::fs::write(dir.join("tests").join(name), text).unwrap();
     }
     let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
     let flags = [
         "--sym-stdin",
-        "8",
+        stdin_len,
         "--tests",
         "tests",
         "--max-instructions",
@@ -152,13 +149,87 @@ fn the_users_tests_seed_fuzzing() {
         "--fuzz-stall",
         "2",
     ];
-    let report = common::corpus::diff_patches(&psychic, &[orig, fix], &flags, dir.path()).unwrap();
+    common::corpus::diff_patches(&psychic, files, &flags, dir).unwrap()
+}
+
+/// `--tests DIR`: a benchmark's test is a seed, and the one that shows the
+/// difference becomes a test found by fuzzing, with the engine cut off at
+/// once (`--max-instructions 1`).
+#[test]
+fn the_users_tests_seed_fuzzing() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = calculators(dir.path());
+    let tests = [("1.in", "add 4\n"), ("2.in", "mul 7\n"), ("3.in", "neg 1\n")];
+    let report = fuzz_users_tests(&files, &tests, "8", dir.path());
     assert_eq!(report.clusters, [[0], [1]]);
     let found = report.tests.iter().find(|t| t.found_by == psychic::report::FoundBy::Fuzzing);
     let found = found.expect("a test found by fuzzing");
     let ktest = KTest::read(&dir.path().join("out").join(&found.ktest)).unwrap();
     assert_eq!(psychic::posix::replay_env(&ktest).stdin, b"mul 7\n");
     assert_eq!(found.outcomes[0].stdout, "21\n");
+}
+
+/// 100,000 lines of "1" on an empty stdin, else the first character 100,000
+/// times. The engine's stdin is never empty (`--sym-stdin 1` is one byte),
+/// and there the revisions below are alike: without the second loop, which
+/// outlasts its budget, it would prove so and end the run, perhaps before
+/// the fuzzer's test of the empty stdin is confirmed.
+const ONES: &str = r#"#include <stdio.h>
+
+int main(void) {
+    int c = getchar();
+    if (c == EOF) {
+        for (int i = 0; i < 100000; i++)
+            printf("1\n");
+        return 0;
+    }
+    for (int i = 0; i < 100000; i++)
+        putchar(c);
+    return 0;
+}
+"#;
+
+/// The reports a person reads, on a fuzz-found test of an empty stdin (a
+/// ktest with no objects at all) where the revisions print 200,000 and
+/// 200,002 bytes: the summary shortens both outputs to their head, length
+/// and hash and says the stdin was empty; `report.json` and the page keep
+/// them whole; the tree's edges show where the outputs part, not the
+/// 200,000 bytes they share.
+#[test]
+fn long_outputs_and_an_empty_stdin_read_well() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [dir.path().join("ones.c"), dir.path().join("more.c")];
+    std::fs::write(&files[0], ONES).unwrap();
+    std::fs::write(&files[1], ONES.replacen("i < 100000", "i <= 100000", 1)).unwrap();
+    let report = fuzz_users_tests(&files, &[("empty.in", "")], "1", dir.path());
+    assert_eq!(report.clusters, [[0], [1]]);
+    let t = &report.tests[0];
+    assert_eq!((t.found_by, t.inputs.len()), (psychic::report::FoundBy::Fuzzing, 0));
+    let stdout: Vec<&str> = t.outcomes.iter().map(|o| o.stdout.as_str()).collect();
+    assert_eq!(stdout, ["1\n".repeat(100_000), "1\n".repeat(100_001)], "report.json keeps outputs whole");
+
+    let out = dir.path().join("out");
+    let text = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(text.contains(&format!("#{} stdin: empty", t.id)), "{text}");
+    for s in &stdout {
+        let len = if s.len() == 200_000 { "200,000" } else { "200,002" };
+        let shown = format!(r#""{}"… ({len} bytes, fnv1a {:016x})"#, r"1\n".repeat(50), fnv1a(s.as_bytes()));
+        assert!(text.contains(&shown), "{shown} in {text}");
+    }
+    assert!(text.len() < 8000, "the summary is {} bytes", text.len());
+
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("stdin: empty"));
+    assert!(html.matches("1\n").count() > 200_000, "the page keeps outputs whole");
+    // The edges: one output ends where the other goes on.
+    let labels: Vec<String> = html
+        .match_indices("class=\"edge-label\"")
+        .map(|(i, _)| html[i..].chars().take(300).collect())
+        .collect();
+    assert_eq!(labels.len(), 2);
+    assert!(labels[0].contains("…(end)") && labels[1].contains("…&quot;1\\n&quot;"), "{labels:#?}");
+    let dot = std::fs::read_to_string(out.join("tree.dot")).unwrap();
+    assert!(dot.contains(r#"label="…(end)""#) && dot.contains(r#"label="…\"1\\n\"""#), "{dot}");
 }
 
 /// Hybrid fuzzing, the fuzzer's half: an input its mutations keep seeds the

@@ -73,13 +73,12 @@ fn finding(
 ) -> Finding {
     let g = o.revisions[0];
     let b = base.revisions[0];
-    let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
     let message = format!(
         "{} {} from {} on input {}: {}",
         revisions_list(&o.revisions),
         if o.revisions.len() == 1 { "differs" } else { "differ" },
         list(&base.revisions),
-        inputs.join(" "),
+        t.inputs_line(),
         difference(o, base)
     );
     let site_of = |id: u32| map.site(id as usize);
@@ -256,24 +255,16 @@ pub fn gcc(findings: &[Finding], color: bool) -> String {
 mod tests {
     use super::{Outcome, difference};
 
-    fn outcome(stdout: &str, exit: i32) -> Outcome {
-        Outcome {
-            revisions: vec![0],
-            stdout: stdout.into(),
-            exit_status: Some(exit),
-            signal: None,
-            timed_out: false,
-            annotations: Vec::new(),
-        }
-    }
-
     #[test]
     fn differences_name_what_differs() {
-        assert_eq!(difference(&outcome("B\n", 0), &outcome("C\n", 0)), r#"stdout "B\n" vs "C\n""#);
-        assert_eq!(difference(&outcome("x", 1), &outcome("x", 0)), "exit 1 vs exit 0");
+        assert_eq!(
+            difference(&Outcome::exited("B\n", 0), &Outcome::exited("C\n", 0)),
+            r#"stdout "B\n" vs "C\n""#
+        );
+        assert_eq!(difference(&Outcome::exited("x", 1), &Outcome::exited("x", 0)), "exit 1 vs exit 0");
         let long = |last: &str| format!("{}{last}\n", "line of output that is long enough\n".repeat(3));
         assert_eq!(
-            difference(&outcome(&long("yes"), 0), &outcome(&long("no"), 0)),
+            difference(&Outcome::exited(&long("yes"), 0), &Outcome::exited(&long("no"), 0)),
             r#"stdout line 4: "yes\n" vs "no\n""#
         );
     }

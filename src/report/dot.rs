@@ -1,9 +1,10 @@
 //! The decision tree in Graphviz: tests as boxes, clusters as ellipses, edges
-//! labelled with the outcome.
+//! labelled with what tells their outcome apart (`shown::edge_labels`).
 
 use std::fmt::Write as _;
 
-use super::{Report, TreeNode, revision_set};
+use super::shown::edge_labels;
+use super::{Report, Test, TreeNode, revision_set};
 
 pub fn tree_dot(r: &Report) -> String {
     let mut s = String::from("digraph psychic {\n  node [fontname=\"monospace\"];\n");
@@ -26,14 +27,12 @@ fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String
     let me = format!("n{next}");
     *next += 1;
     let test = r.test(tree.test);
-    let inputs: Vec<String> =
-        test.map(|t| t.shown_inputs().into_iter().map(|(_, s)| s).collect()).unwrap_or_default();
     let _ = writeln!(
         s,
         "  {me} [shape=box, label={}];",
-        quote(&format!("test #{}\n{}", tree.test, inputs.join(" ")))
+        quote(&format!("test #{}\n{}", tree.test, test.map(Test::inputs_line).unwrap_or_default()))
     );
-    for b in &tree.branches {
+    for (b, label) in tree.branches.iter().zip(edge_labels(test, tree)) {
         let child = match &b.subtree {
             Some(sub) => node(r, sub, next, s),
             None => {
@@ -44,18 +43,7 @@ fn node(r: &Report, tree: &TreeNode, next: &mut usize, s: &mut String) -> String
                 leaf
             }
         };
-        let label = test
-            .and_then(|t| t.outcomes.get(b.outcome))
-            .map(|o| {
-                let out = if o.stdout.len() > 24 {
-                    format!("{}…", &o.stdout[..o.stdout.floor_char_boundary(24)])
-                } else {
-                    o.stdout.clone()
-                };
-                format!("{}\n{:?}", o.status_text(), out)
-            })
-            .unwrap_or_default();
-        let _ = writeln!(s, "  {me} -> {child} [label={}];", quote(&label));
+        let _ = writeln!(s, "  {me} -> {child} [label={}];", quote(&label.join("\n")));
     }
     me
 }

@@ -8,6 +8,7 @@ pub mod diagnostics;
 mod dot;
 mod html;
 pub mod sarif;
+mod shown;
 mod svg;
 mod text;
 
@@ -121,13 +122,26 @@ pub struct Input {
     pub text: Option<String>,
 }
 
+/// One input as a person reads it (see [`Test::shown_inputs`]).
+pub struct ShownInput<'a> {
+    pub name: &'a str,
+    /// `name=value`, or `stdin: empty`.
+    pub text: String,
+    /// The object's bytes in hex; empty for a stdin the test has no object for.
+    pub hex: &'a str,
+}
+
 impl Test {
     /// The inputs a person reads, each with its text: stdin, arguments and
     /// files as the escaped bytes the program gets (`stdin="3\n"`, cut to
-    /// the size their `-stat` object gives), everything else as
-    /// [`Input::display`]; the symbolic environment's bookkeeping objects
-    /// (`stdin-stat`, `A-data-stat`, `model_version`, `n_args`) are left out.
-    pub fn shown_inputs(&self) -> Vec<(&Input, String)> {
+    /// the size their `-stat` object gives, `stdin: empty` when that is
+    /// nothing), everything else as [`Input::display`]; the symbolic
+    /// environment's bookkeeping objects (`stdin-stat`, `A-data-stat`,
+    /// `model_version`, `n_args`) are left out. A test that shows nothing
+    /// else ran on an empty stdin (a native replay feeds what the ktest has,
+    /// and a fuzz input with no text has no `stdin` object), so it says so
+    /// rather than showing nothing.
+    pub fn shown_inputs(&self) -> Vec<ShownInput<'_>> {
         let bytes = |i: &Input| -> Vec<u8> {
             (0..i.hex.len() / 2)
                 .filter_map(|k| u8::from_str_radix(&i.hex[2 * k..2 * k + 2], 16).ok())
@@ -139,7 +153,8 @@ impl Test {
             let b = bytes(stat);
             Some(u64::from_le_bytes(b.get(48..56)?.try_into().ok()?) as usize)
         };
-        self.inputs
+        let mut shown: Vec<ShownInput> = self
+            .inputs
             .iter()
             .filter(|i| !(i.name.ends_with("-stat") || i.name == "model_version" || i.name == "n_args"))
             .map(|i| {
@@ -149,6 +164,7 @@ impl Test {
                     // Token mode pads stdin with NULs: a count reads better.
                     let text_end = b.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
                     match b.len() - text_end {
+                        _ if b.is_empty() => format!("{}: empty", i.name),
                         nuls @ 4.. => format!("{}=\"{}\" + {nuls} NUL", i.name, b[..text_end].escape_ascii()),
                         _ => format!("{}=\"{}\"", i.name, b.escape_ascii()),
                     }
@@ -158,9 +174,18 @@ impl Test {
                 } else {
                     i.display()
                 };
-                (i, text)
+                ShownInput { name: &i.name, text, hex: &i.hex }
             })
-            .collect()
+            .collect();
+        if shown.is_empty() {
+            shown.push(ShownInput { name: "stdin", text: "stdin: empty".into(), hex: "" });
+        }
+        shown
+    }
+
+    /// [`Test::shown_inputs`] on one line.
+    pub fn inputs_line(&self) -> String {
+        self.shown_inputs().into_iter().map(|i| i.text).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -218,6 +243,21 @@ impl Outcome {
             format!("signal {s} ({})", crate::replay::signal_name(s))
         } else {
             format!("exit {}", self.exit_status.unwrap_or(-1))
+        }
+    }
+}
+
+#[cfg(test)]
+impl Outcome {
+    /// Revision 0 printing `stdout` and exiting with `exit`.
+    pub(crate) fn exited(stdout: &str, exit: i32) -> Outcome {
+        Outcome {
+            revisions: vec![0],
+            stdout: stdout.into(),
+            exit_status: Some(exit),
+            signal: None,
+            timed_out: false,
+            annotations: Vec::new(),
         }
     }
 }
@@ -436,7 +476,11 @@ mod tests {
             Object { name: "model_version".into(), bytes: 1u32.to_le_bytes().to_vec() },
             Object { name: "score".into(), bytes: 80i32.to_le_bytes().to_vec() },
         ];
-        let t = Test {
+        assert_eq!(test_of(&objects).inputs_line(), r#"arg00="-v" stdin="3\n" score=80"#);
+    }
+
+    fn test_of(objects: &[Object]) -> Test {
+        Test {
             id: 1,
             ktest: String::new(),
             inputs: objects.iter().map(Input::from_object).collect(),
@@ -444,9 +488,25 @@ mod tests {
             sites: Vec::new(),
             nondeterministic: Vec::new(),
             partial: Vec::new(),
-            found_by: FoundBy::Symbolic,
-        };
-        let shown: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
-        assert_eq!(shown, [r#"arg00="-v""#, r#"stdin="3\n""#, "score=80"]);
+            found_by: FoundBy::Fuzzing,
+        }
+    }
+
+    #[test]
+    fn an_empty_stdin_says_so() {
+        // A fuzz input with no text: no objects at all.
+        let none = test_of(&[]);
+        let shown = none.shown_inputs();
+        assert_eq!((shown.len(), shown[0].name, shown[0].text.as_str()), (1, "stdin", "stdin: empty"));
+        // An object of no bytes, or one its stat cuts to nothing (token mode pads with NULs).
+        assert_eq!(test_of(&crate::posix::stdin_objects(b"")).inputs_line(), "stdin: empty");
+        let [mut stdin, stat] = crate::posix::stdin_objects(b"");
+        stdin.bytes = vec![0; 8];
+        assert_eq!(test_of(&[stdin, stat]).inputs_line(), "stdin: empty");
+        let file = Object { name: "A-data".into(), bytes: Vec::new() };
+        assert_eq!(test_of(&[file]).inputs_line(), "A-data: empty");
+        // Other inputs alone: nothing is said of stdin.
+        let x = Object { name: "x".into(), bytes: 7i32.to_le_bytes().to_vec() };
+        assert_eq!(test_of(&[x]).inputs_line(), "x=7");
     }
 }

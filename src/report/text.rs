@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Report, TreeNode, Verdict, revision_set};
+use super::{Report, TreeNode, Verdict, revision_set, shown};
 
 pub fn summary(r: &Report) -> String {
     let mut s = String::new();
@@ -40,32 +40,23 @@ pub fn summary(r: &Report) -> String {
         let _ = writeln!(s, "\ntests:");
     }
     for t in &r.tests {
-        let inputs: Vec<String> = t.shown_inputs().into_iter().map(|(_, s)| s).collect();
         let by = match t.found_by {
             super::FoundBy::Symbolic => "",
             super::FoundBy::Fuzzing => "  [found by fuzzing]",
             super::FoundBy::Enumeration => "  [found by enumeration]",
         };
-        let _ = writeln!(s, "  #{} {}  ({}){by}", t.id, inputs.join(" "), t.ktest);
+        let _ = writeln!(s, "  #{} {}  ({}){by}", t.id, t.inputs_line(), t.ktest);
         for o in &t.outcomes {
             let _ = writeln!(
                 s,
-                "      {:<14} {}, stdout {:?}",
+                "      {:<14} {}, stdout {}",
                 revision_set(&o.revisions),
                 o.status_text(),
-                o.stdout
+                shown::output(&o.stdout)
             );
             for a in &o.annotations {
-                let _ = writeln!(s, "      {:<14} output {a}", "");
+                let _ = writeln!(s, "      {:<14} output {}", "", shown::annotation(a));
             }
-        }
-        if !t.nondeterministic.is_empty() {
-            let _ = writeln!(
-                s,
-                "      nondeterministic: {} (the outcome changed when replayed with other memory garbage: \
-                 it reads memory it never wrote)",
-                revision_set(&t.nondeterministic)
-            );
         }
         for p in &t.partial {
             let _ = writeln!(s, "      {}", partial_line(&[p.revision], p.why, &p.alike));
