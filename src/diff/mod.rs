@@ -267,12 +267,18 @@ impl<'a> Differentiator<'a> {
         self.fuzzer.as_ref()
     }
 
-    /// Confirms what fuzzing found, then stops it: its statistics.
+    /// Confirms what fuzzing found, then stops it: its statistics. An
+    /// enumeration left over is taken too: what it proves, or why it did
+    /// not finish.
     pub fn finish_fuzzing(&mut self) -> Option<crate::fuzz::FuzzStats> {
         if let Err(e) = self.confirm_fuzzed() {
             self.error.get_or_insert(e);
         }
-        self.fuzzer.take().map(crate::fuzz::Fuzzer::finish)
+        let (stats, left) = self.fuzzer.take()?.finish();
+        if let Err(e) = self.confirm_found(Vec::new(), left) {
+            self.error.get_or_insert(e);
+        }
+        Some(stats)
     }
 
     /// Replays fuzzing's and enumeration's candidates; keeps those that tell
@@ -280,6 +286,14 @@ impl<'a> Differentiator<'a> {
     pub fn confirm_fuzzed(&mut self) -> std::io::Result<()> {
         let found = self.fuzzer.as_ref().map(crate::fuzz::Fuzzer::take_found).unwrap_or_default();
         let enumerated = self.fuzzer.as_ref().and_then(crate::fuzz::Fuzzer::take_enumerated);
+        self.confirm_found(found, enumerated)
+    }
+
+    fn confirm_found(
+        &mut self,
+        found: Vec<KTest>,
+        enumerated: Option<crate::fuzz::Enumeration>,
+    ) -> std::io::Result<()> {
         let witnesses = enumerated.as_ref().map(|e| e.witnesses.clone()).unwrap_or_default();
         let tests = found.into_iter().map(|t| (t, FoundBy::Fuzzing));
         for (ktest, by) in witnesses.into_iter().map(|t| (t, FoundBy::Enumeration)).chain(tests) {
@@ -312,7 +326,7 @@ impl<'a> Differentiator<'a> {
     fn take_proofs(&mut self, e: crate::fuzz::Enumeration) {
         let mut stats = e.stats;
         let n = self.revisions;
-        let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == self.told_apart[i]);
+        let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == Some(self.told_apart[i]));
         if stats.not_a_proof.is_none()
             && let Some(i) = disagree
         {
@@ -321,7 +335,7 @@ impl<'a> Differentiator<'a> {
         }
         if stats.not_a_proof.is_none() {
             for i in 0..n * n {
-                if i / n != i % n && e.equal[i] && !self.proved[i] {
+                if i / n != i % n && e.equal[i] == Some(true) && !self.proved[i] {
                     self.proved[i] = true;
                     if i / n < i % n {
                         self.pairs_left -= 1;
