@@ -275,12 +275,21 @@ fn explore_and_report(
     )?;
     tc.native(&meta_c, &native, &NativeOptions { sanitize: !a.no_asan })?;
     let fuzz_server = out.join("meta.fuzz");
-    let mut fuzz = !a.no_fuzz && fuzzable(&run.words, &run.entry);
-    if fuzz && let Err(e) = tc.fuzz_server(&meta_c, &fuzz_server) {
+    let mut no_fuzzing = if a.no_fuzz {
+        Some("--no-fuzz")
+    } else if !fuzzable(&run.words, &run.entry) {
+        Some("symbolic arguments or files, which only the engine feeds")
+    } else {
+        None
+    };
+    if no_fuzzing.is_none()
+        && let Err(e) = tc.fuzz_server(&meta_c, &fuzz_server)
+    {
         // The engine needs no fuzzing: go on without it, and say so.
         eprintln!("psychic: warning: no fuzzing: the fuzz build failed: {e}");
-        fuzz = false;
+        no_fuzzing = Some("the fuzz build failed");
     }
+    let fuzz = no_fuzzing.is_none();
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     let libc = tc.libc_model_bitcode(scratch.path())?;
     times.compile = stage.elapsed().as_secs_f64();
@@ -352,6 +361,9 @@ fn explore_and_report(
         tests: user_tests,
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
+    if let Some(why) = no_fuzzing {
+        diff.without_fuzzing(why);
+    }
     if fuzz {
         cfg.seed_inbox = fuzz_cfg.engine.as_ref().map(|(inbox, _)| inbox.clone());
         diff.attach_fuzzer(crate::fuzz::Fuzzer::start(fuzz_cfg));

@@ -183,8 +183,10 @@ pub struct Differentiator<'a> {
     proved: Vec<bool>,
     /// Pairs neither told apart nor proved equivalent.
     pairs_left: usize,
-    /// What enumeration did, if the domain was known.
+    /// What enumeration did, or why it did not run.
     pub enumeration: Option<crate::fuzz::EnumerationStats>,
+    /// Why there is no fuzzing, and so no enumeration, if there is none.
+    no_fuzzing: Option<String>,
     /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
@@ -242,6 +244,7 @@ impl<'a> Differentiator<'a> {
             told_apart: vec![false; revisions * revisions],
             proved: vec![false; revisions * revisions],
             enumeration: None,
+            no_fuzzing: None,
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
             gaps: Default::default(),
             tests: Vec::new(),
@@ -261,6 +264,11 @@ impl<'a> Differentiator<'a> {
     /// goes, and it learns which pairs need no more tests.
     pub fn attach_fuzzer(&mut self, fuzzer: crate::fuzz::Fuzzer) {
         self.fuzzer = Some(fuzzer);
+    }
+
+    /// There is no fuzzing, for `why`: enumeration will say so.
+    pub fn without_fuzzing(&mut self, why: &str) {
+        self.no_fuzzing = Some(why.into());
     }
 
     pub fn fuzzer(&self) -> Option<&crate::fuzz::Fuzzer> {
@@ -683,9 +691,15 @@ impl HaltObserver for Differentiator<'_> {
         self.stats.differential_seconds += (cx.solver.stats().total_time - before).as_secs_f64();
     }
 
-    fn on_domain(&mut self, domain: &crate::exec::InputDomain) {
-        if let Some(f) = &self.fuzzer {
-            f.enumerate(domain.clone());
+    fn on_domain(&mut self, domain: Result<&crate::exec::InputDomain, &str>) {
+        use crate::fuzz::EnumerationStats;
+        match (domain, &self.fuzzer) {
+            (Ok(d), Some(f)) => f.enumerate(d.clone()),
+            (Ok(d), None) => {
+                let why = format!("no fuzzing ({})", self.no_fuzzing.as_deref().unwrap_or("off"));
+                self.enumeration = Some(EnumerationStats::not_run(Some(d), &why));
+            }
+            (Err(why), _) => self.enumeration = Some(EnumerationStats::not_run(None, why)),
         }
     }
 

@@ -14,7 +14,6 @@ use super::mutate::Layout;
 use super::server::{OUT_OF_DOMAIN, Range, Server};
 use super::{FuzzConfig, Shared, ktest};
 use crate::exec::InputDomain;
-use crate::exec::domain::MAX_INPUTS;
 use crate::ktest::KTest;
 
 /// What enumeration did, for the report; also why it did not run, where
@@ -227,9 +226,6 @@ pub(super) fn enumerate(
     let n = cfg.revisions;
     let inputs = domain.inputs();
     let refuse = |why: &str| Enumeration::nothing(EnumerationStats::not_run(Some(domain), why), n);
-    if inputs > MAX_INPUTS {
-        return refuse(&format!("the box has {inputs} inputs, more than {MAX_INPUTS}"));
-    }
     if server.reads_stdin {
         return refuse("the program reads stdin");
     }
