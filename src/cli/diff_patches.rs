@@ -361,8 +361,12 @@ fn explore_and_report(
         tests: user_tests,
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
-    if let Some(why) = no_fuzzing {
-        diff.without_fuzzing(why);
+    if run.entry == posix::POSIX_ENTRY {
+        diff.without_enumeration(
+            "the inputs are the symbolic environment's (stdin, arguments, files), not klee_make_symbolic objects",
+        );
+    } else if let Some(why) = no_fuzzing {
+        diff.without_enumeration(&format!("no fuzzing ({why})"));
     }
     if fuzz {
         cfg.seed_inbox = fuzz_cfg.engine.as_ref().map(|(inbox, _)| inbox.clone());

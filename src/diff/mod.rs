@@ -185,8 +185,9 @@ pub struct Differentiator<'a> {
     pairs_left: usize,
     /// What enumeration did, or why it did not run.
     pub enumeration: Option<crate::fuzz::EnumerationStats>,
-    /// Why there is no fuzzing, and so no enumeration, if there is none.
-    no_fuzzing: Option<String>,
+    /// Why enumeration cannot run whatever the domain (no fuzzing, inputs
+    /// the fuzz server does not make), if it cannot.
+    no_enumeration: Option<String>,
     /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
@@ -244,7 +245,7 @@ impl<'a> Differentiator<'a> {
             told_apart: vec![false; revisions * revisions],
             proved: vec![false; revisions * revisions],
             enumeration: None,
-            no_fuzzing: None,
+            no_enumeration: None,
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
             gaps: Default::default(),
             tests: Vec::new(),
@@ -266,9 +267,9 @@ impl<'a> Differentiator<'a> {
         self.fuzzer = Some(fuzzer);
     }
 
-    /// There is no fuzzing, for `why`: enumeration will say so.
-    pub fn without_fuzzing(&mut self, why: &str) {
-        self.no_fuzzing = Some(why.into());
+    /// Enumeration cannot run, for `why`: `stats.enumeration` will say so.
+    pub fn without_enumeration(&mut self, why: &str) {
+        self.no_enumeration = Some(why.into());
     }
 
     pub fn fuzzer(&self) -> Option<&crate::fuzz::Fuzzer> {
@@ -693,13 +694,11 @@ impl HaltObserver for Differentiator<'_> {
 
     fn on_domain(&mut self, domain: Result<&crate::exec::InputDomain, &str>) {
         use crate::fuzz::EnumerationStats;
-        match (domain, &self.fuzzer) {
-            (Ok(d), Some(f)) => f.enumerate(d.clone()),
-            (Ok(d), None) => {
-                let why = format!("no fuzzing ({})", self.no_fuzzing.as_deref().unwrap_or("off"));
-                self.enumeration = Some(EnumerationStats::not_run(Some(d), &why));
-            }
-            (Err(why), _) => self.enumeration = Some(EnumerationStats::not_run(None, why)),
+        match (domain, &self.no_enumeration, &self.fuzzer) {
+            (Ok(d), None, Some(f)) => f.enumerate(d.clone()),
+            (d, Some(why), _) => self.enumeration = Some(EnumerationStats::not_run(d.ok(), why)),
+            (Ok(d), None, None) => self.enumeration = Some(EnumerationStats::not_run(Some(d), "no fuzzing")),
+            (Err(why), None, _) => self.enumeration = Some(EnumerationStats::not_run(None, why)),
         }
     }
 

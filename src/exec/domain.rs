@@ -233,6 +233,11 @@ impl Executor<'_> {
         objects: &[SymbolicObject],
         constraints: &[ExprId],
     ) -> Result<InputDomain, String> {
+        // Before any query: the symbolic environment's objects (a stat
+        // buffer, stdin's bytes) are seldom all integers.
+        if let Some(o) = objects.iter().find(|o| !matches!(o.size, 1 | 2 | 4 | 8)) {
+            return Err(format!("input `{}` has {} bytes, not an integer of 1, 2, 4 or 8", o.name, o.size));
+        }
         let timeout = self.solver.timeout();
         let started = std::time::Instant::now();
         let mut bounded = InputDomain { objects: Vec::new() };
@@ -264,9 +269,6 @@ impl Executor<'_> {
         constraints: &[ExprId],
         started: std::time::Instant,
     ) -> Result<DomainObject, String> {
-        if !matches!(o.size, 1 | 2 | 4 | 8) {
-            return Err(format!("input `{}` has {} bytes, not an integer of 1, 2, 4 or 8", o.name, o.size));
-        }
         let w = o.size as u32 * 8;
         let bytes: Vec<Byte> = (0..o.size).map(|i| Byte::S(self.pool.read_input(o.array, i))).collect();
         let v = self.scalar_from_bytes(&bytes, w);
