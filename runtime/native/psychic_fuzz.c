@@ -30,11 +30,14 @@
  * A request whose length is 0xffffffff asks for an enumeration instead: every
  * input of a box run on every revision (see `enumerate` below). It is
  * followed by u32 flags (1: the exit status counts, 2: stdout, 4:
- * psychic_output records), u32 revisions to run at once, u32 count, then per object u32 size, i64 first
+ * psychic_output records, 8: psychic waits for it, so it runs at psychic's
+ * priority), u32 revisions to run at once, u64 milliseconds after which no
+ * run starts (0: no limit), u32 count, then per object u32 size, i64 first
  * value, u64 number of values. The server answers per revision: u32 inputs
  * whose run crashed or ran out of time, u32 1 if some run asked for more
- * symbolic bytes than the box has, then a u64 outcome per input, the
- * first object's values varying slowest.
+ * symbolic bytes than the box has, u64 the inputs it ran (all of them
+ * unless time ran out), then a u64 outcome per input it ran, the first
+ * object's values varying slowest.
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -49,6 +52,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -106,6 +110,15 @@ static int read_all(int fd, void *buf, size_t n) {
 }
 
 static void put_u32(int fd, uint32_t v) { write_all(fd, &v, 4); }
+static void put_u64(int fd, uint64_t v) { write_all(fd, &v, 8); }
+
+/* Fuzzing takes what the engine leaves: a core the engine does not use,
+ * not half of the one it does. Its runs, that is; the server itself must
+ * not be niced, or an enumeration psychic waits for would be too. */
+static void yield_to_the_engine(void) {
+  if (nice(10) == -1)
+    perror("psychic fuzz server: nice");
+}
 
 static uint64_t fnv1a(int fd) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -141,6 +154,7 @@ static int run(int revision, const unsigned char *objects, size_t nobjects, cons
     dup2(in_fd, 0);
     dup2(out_fd, 1);
     dup2(null_fd, 2);
+    yield_to_the_engine();
     snprintf(rev, sizeof rev, "%d", revision);
     setenv("PSYCHIC_REVISION", rev, 1);
     revision_salt = (uint32_t)revision * 40503u;
@@ -179,7 +193,20 @@ struct sweep_ctl {
   uint64_t hash;  /* of the current run's stdout and records */
   uint64_t annotations;
   int asked_more; /* some run asked for bytes the box has not */
+  int stopped;    /* it stopped at the time limit, before input `next` */
 };
+
+/* The time limit of an enumeration: no run starts after it. */
+static struct timespec stop_at;
+static int has_stop;
+
+static int past_stop(void) {
+  struct timespec now;
+  if (!has_stop)
+    return 0;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec > stop_at.tv_sec || (now.tv_sec == stop_at.tv_sec && now.tv_nsec >= stop_at.tv_nsec);
+}
 
 static struct sweep_ctl *ctl;
 static uint64_t *outcomes;
@@ -290,6 +317,8 @@ static void sweep_child(int revision, const uint32_t *sizes, const int64_t *firs
   if (!hashed || total > sizeof input)
     die("psychic fuzz server: enumeration");
   setvbuf(hashed, NULL, _IOFBF, 1 << 16);
+  if (!(flags & 8))
+    yield_to_the_engine();
   map = NULL; /* no coverage: every input runs anyway */
   __psychic_on_output = (flags & 4) ? hash_output : NULL;
   in_sweep = 1;
@@ -298,6 +327,11 @@ static void sweep_child(int revision, const uint32_t *sizes, const int64_t *firs
     int status;
     uint64_t rest = ctl->next, raw, h;
     size_t at = total;
+    /* The clock costs a few dozen nanoseconds, a run microseconds. */
+    if (ctl->next % 64 == 0 && past_stop()) {
+      ctl->stopped = 1;
+      break;
+    }
     for (k = nobjects; k-- > 0;) {
       uint64_t v = (uint64_t)first[k] + rest % counts[k];
       rest /= counts[k];
@@ -345,13 +379,22 @@ static void sweep_child(int revision, const uint32_t *sizes, const int64_t *firs
 static void enumerate(int argc, char **argv, char **envp) {
   uint32_t flags, jobs, nobjects, k, sizes[64], *abnormal;
   int64_t first[64];
-  uint64_t counts[64], n = 1;
+  uint64_t counts[64], n = 1, stop_ms;
   struct sweep_ctl *ctls;
   uint64_t *all;
   pid_t *pids;
   int i, started = 0, running = 0;
-  if (!read_all(0, &flags, 4) || !read_all(0, &jobs, 4) || !read_all(0, &nobjects, 4) || nobjects > 64)
+  if (!read_all(0, &flags, 4) || !read_all(0, &jobs, 4) || !read_all(0, &stop_ms, 8) ||
+      !read_all(0, &nobjects, 4) || nobjects > 64)
     die("psychic fuzz server: enumeration request");
+  has_stop = stop_ms > 0;
+  clock_gettime(CLOCK_MONOTONIC, &stop_at);
+  stop_at.tv_sec += (time_t)(stop_ms / 1000);
+  stop_at.tv_nsec += (long)(stop_ms % 1000) * 1000000;
+  if (stop_at.tv_nsec >= 1000000000) {
+    stop_at.tv_sec++;
+    stop_at.tv_nsec -= 1000000000;
+  }
   for (k = 0; k < nobjects; k++) {
     if (!read_all(0, &sizes[k], 4) || !read_all(0, &first[k], 8) || !read_all(0, &counts[k], 8) ||
         sizes[k] > 8 || counts[k] == 0)
@@ -369,7 +412,7 @@ static void enumerate(int argc, char **argv, char **envp) {
     int status;
     pid_t pid;
     int child = -1; /* in a child: the revision it runs */
-    while (running < (int)(jobs ? jobs : 1) && started < nrevisions) {
+    while (running < (int)(jobs ? jobs : 1) && started < nrevisions && !past_stop()) {
       pids[started] = fork();
       if (pids[started] < 0)
         die("psychic fuzz server: fork");
@@ -393,14 +436,14 @@ static void enumerate(int argc, char **argv, char **envp) {
       if (i == nrevisions)
         continue;
       running--;
-      if (ctls[i].next >= n)
+      if (ctls[i].next >= n || ctls[i].stopped)
         continue;
       /* The run of input ctls[i].next ended the child: a new one goes on. */
       all[(size_t)i * n + ctls[i].next] = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
                                               ? TIMED_OUT
                                               : CRASHED | (uint64_t)(status & 0xff);
       abnormal[i]++;
-      if (++ctls[i].next >= n)
+      if (++ctls[i].next >= n || past_stop())
         continue;
       pids[i] = fork();
       if (pids[i] < 0)
@@ -417,7 +460,8 @@ static void enumerate(int argc, char **argv, char **envp) {
   for (i = 0; i < nrevisions; i++) {
     put_u32(1, abnormal[i]);
     put_u32(1, (uint32_t)ctls[i].asked_more);
-    write_all(1, all + (size_t)i * n, n * 8);
+    put_u64(1, ctls[i].next);
+    write_all(1, all + (size_t)i * n, ctls[i].next * 8);
   }
   free(pids);
   free(abnormal);
@@ -515,10 +559,6 @@ int main(int argc, char **argv, char **envp) {
   }
   if (ms)
     run_ms = strtol(ms, NULL, 10);
-  /* Fuzzing takes what the engine leaves: a core the engine does not use,
-   * not half of the one it does. */
-  if (nice(10) == -1)
-    perror("psychic fuzz server: nice");
   parse_revisions(getenv("PSYCHIC_FUZZ_REVISIONS"));
   out_fd = memfd_create("psychic-stdout", 0);
   in_fd = memfd_create("psychic-stdin", 0);

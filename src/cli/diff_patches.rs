@@ -277,11 +277,17 @@ fn explore_and_report(
     )?;
     let perturbed = out.join("meta.perturbed");
     let fuzz_server = out.join("meta.fuzz");
-    let mut fuzz = !a.no_fuzz && fuzzable(&run.words, &run.entry);
+    let mut no_fuzzing = if a.no_fuzz {
+        Some("--no-fuzz")
+    } else if !fuzzable(&run.words, &run.entry) {
+        Some("symbolic arguments or files, which only the engine feeds")
+    } else {
+        None
+    };
     // The native builds are independent: two at once.
     let (replay_build, perturbed_build, fuzz_build) = std::thread::scope(|s| {
         let sanitize = !a.no_asan;
-        let fuzz_build = s.spawn(|| fuzz.then(|| tc.fuzz_server(&meta_c, &fuzz_server)));
+        let fuzz_build = s.spawn(|| no_fuzzing.is_none().then(|| tc.fuzz_server(&meta_c, &fuzz_server)));
         let replay = tc.native(&meta_c, &native, &NativeOptions { sanitize, ..Default::default() });
         let perturbed = tc.native(&meta_c, &perturbed, &NativeOptions { sanitize, pattern_init: true });
         (replay, perturbed, fuzz_build.join().expect("clang runs do not panic"))
@@ -291,8 +297,9 @@ fn explore_and_report(
     if let Some(Err(e)) = fuzz_build {
         // The engine needs no fuzzing: go on without it, and say so.
         eprintln!("psychic: warning: no fuzzing: the fuzz build failed: {e}");
-        fuzz = false;
+        no_fuzzing = Some("the fuzz build failed");
     }
+    let fuzz = no_fuzzing.is_none();
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     let libc = tc.libc_model_bitcode(scratch.path())?;
     times.compile = stage.elapsed().as_secs_f64();
@@ -366,6 +373,13 @@ fn explore_and_report(
         tests: user_tests,
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
+    if run.entry == posix::POSIX_ENTRY {
+        diff.without_enumeration(
+            "the inputs are the symbolic environment's (stdin, arguments, files), not klee_make_symbolic objects",
+        );
+    } else if let Some(why) = no_fuzzing {
+        diff.without_enumeration(&format!("no fuzzing ({why})"));
+    }
     if fuzz {
         cfg.seed_inbox = fuzz_cfg.engine.as_ref().map(|(inbox, _)| inbox.clone());
         diff.attach_fuzzer(crate::fuzz::Fuzzer::start(fuzz_cfg));

@@ -106,7 +106,7 @@ impl<O: HaltObserver, F: Fn(&O) -> String> HaltObserver for Tracked<'_, O, F> {
         self.inner.on_end(cx)
     }
 
-    fn on_domain(&mut self, domain: &exec::InputDomain) {
+    fn on_domain(&mut self, domain: Result<&exec::InputDomain, &str>) {
         self.inner.on_domain(domain)
     }
 

@@ -209,8 +209,11 @@ pub struct Differentiator<'a> {
     proved: Vec<bool>,
     /// Pairs neither told apart nor proved equivalent.
     pairs_left: usize,
-    /// What enumeration did, if the domain was known.
+    /// What enumeration did, or why it did not run.
     pub enumeration: Option<crate::fuzz::EnumerationStats>,
+    /// Why enumeration cannot run whatever the domain (no fuzzing, inputs
+    /// the fuzz server does not make), if it cannot.
+    no_enumeration: Option<String>,
     /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
@@ -274,6 +277,7 @@ impl<'a> Differentiator<'a> {
             told_apart: vec![false; revisions * revisions],
             proved: vec![false; revisions * revisions],
             enumeration: None,
+            no_enumeration: None,
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
             gaps: Default::default(),
             tests: Vec::new(),
@@ -298,16 +302,27 @@ impl<'a> Differentiator<'a> {
         self.fuzzer = Some(fuzzer);
     }
 
+    /// Enumeration cannot run, for `why`: `stats.enumeration` will say so.
+    pub fn without_enumeration(&mut self, why: &str) {
+        self.no_enumeration = Some(why.into());
+    }
+
     pub fn fuzzer(&self) -> Option<&crate::fuzz::Fuzzer> {
         self.fuzzer.as_ref()
     }
 
-    /// Confirms what fuzzing found, then stops it: its statistics.
+    /// Confirms what fuzzing found, then stops it: its statistics. An
+    /// enumeration left over is taken too: what it proves, or why it did
+    /// not finish.
     pub fn finish_fuzzing(&mut self) -> Option<crate::fuzz::FuzzStats> {
         if let Err(e) = self.confirm_fuzzed() {
             self.error.get_or_insert(e);
         }
-        self.fuzzer.take().map(crate::fuzz::Fuzzer::finish)
+        let (stats, left) = self.fuzzer.take()?.finish();
+        if let Err(e) = self.confirm_found(Vec::new(), left) {
+            self.error.get_or_insert(e);
+        }
+        Some(stats)
     }
 
     /// Replays fuzzing's and enumeration's candidates; keeps those that tell
@@ -315,6 +330,14 @@ impl<'a> Differentiator<'a> {
     pub fn confirm_fuzzed(&mut self) -> std::io::Result<()> {
         let found = self.fuzzer.as_ref().map(crate::fuzz::Fuzzer::take_found).unwrap_or_default();
         let enumerated = self.fuzzer.as_ref().and_then(crate::fuzz::Fuzzer::take_enumerated);
+        self.confirm_found(found, enumerated)
+    }
+
+    fn confirm_found(
+        &mut self,
+        found: Vec<KTest>,
+        enumerated: Option<crate::fuzz::Enumeration>,
+    ) -> std::io::Result<()> {
         let witnesses = enumerated.as_ref().map(|e| e.witnesses.clone()).unwrap_or_default();
         let tests = found.into_iter().map(|t| (t, FoundBy::Fuzzing));
         for (ktest, by) in witnesses.into_iter().map(|t| (t, FoundBy::Enumeration)).chain(tests) {
@@ -346,7 +369,7 @@ impl<'a> Differentiator<'a> {
     fn take_proofs(&mut self, e: crate::fuzz::Enumeration) {
         let mut stats = e.stats;
         let n = self.revisions;
-        let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == self.told_apart[i]);
+        let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == Some(self.told_apart[i]));
         if stats.not_a_proof.is_none()
             && let Some(i) = disagree
         {
@@ -355,7 +378,7 @@ impl<'a> Differentiator<'a> {
         }
         if stats.not_a_proof.is_none() {
             for i in 0..n * n {
-                if i / n != i % n && e.equal[i] && !self.proved[i] {
+                if i / n != i % n && e.equal[i] == Some(true) && !self.proved[i] {
                     self.proved[i] = true;
                     if i / n < i % n {
                         self.pairs_left -= 1;
@@ -756,9 +779,13 @@ impl HaltObserver for Differentiator<'_> {
         self.stats.differential_seconds += (cx.solver.stats().total_time - before).as_secs_f64();
     }
 
-    fn on_domain(&mut self, domain: &crate::exec::InputDomain) {
-        if let Some(f) = &self.fuzzer {
-            f.enumerate(domain.clone());
+    fn on_domain(&mut self, domain: Result<&crate::exec::InputDomain, &str>) {
+        use crate::fuzz::EnumerationStats;
+        match (domain, &self.no_enumeration, &self.fuzzer) {
+            (Ok(d), None, Some(f)) => f.enumerate(d.clone()),
+            (d, Some(why), _) => self.enumeration = Some(EnumerationStats::not_run(d.ok(), why)),
+            (Ok(d), None, None) => self.enumeration = Some(EnumerationStats::not_run(Some(d), "no fuzzing")),
+            (Err(why), None, _) => self.enumeration = Some(EnumerationStats::not_run(None, why)),
         }
     }
 

@@ -8,7 +8,9 @@
 //! holds that domain. A split on the revision begins two such paths; the
 //! domain is the hull of every revision's box. Where it is small, running
 //! every input of it natively on every revision is a proof
-//! (`crate::fuzz`'s enumeration).
+//! (`crate::fuzz`'s enumeration). Where there is no such box, or the run
+//! ends before every stretch has, the observer learns why: enumeration's
+//! absence is never silent.
 
 use super::executor::Executor;
 use super::state::{ExecutionState, SymbolicObject};
@@ -19,9 +21,9 @@ use crate::expr::ExprId;
 /// per revision.
 pub const MAX_INPUTS: u64 = 1 << 22;
 
-/// The timeout of a query that bounds an object, and of all of them: the
-/// engine waits for them.
-const QUERY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(50);
+/// The time all queries that bound a revision's box may take: the engine
+/// waits for them. Any one may take what is left of it: on a busy machine a
+/// query the solver answers in 10 ms may take 100.
 const BOX_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Every input of the program lies in this box (and those outside it fail
@@ -104,10 +106,16 @@ impl DomainWindow {
         DomainWindow { seen: vec![None; revisions as usize], open: 1, closed: false }
     }
 
-    /// Every stretch has closed: the domain was handed over, or there is none.
+    /// The observer knows the domain, or why there is none.
     pub(super) fn is_closed(&self) -> bool {
         self.closed
     }
+}
+
+/// "revision 3", "revisions 3, 7".
+fn revisions_named(revisions: &[u32]) -> String {
+    let list: Vec<String> = revisions.iter().map(u32::to_string).collect();
+    format!("revision{} {}", if list.len() == 1 { "" } else { "s" }, list.join(", "))
 }
 
 impl ExecutionState {
@@ -135,67 +143,122 @@ impl Executor<'_> {
     }
 
     /// Counts the stretches a step ended (`before`: the stepped state's was
-    /// open when it began) and began (its children's); when none is left,
-    /// the box of what they saw, once.
+    /// open when it began) and began (its children's).
     pub(super) fn step_domain(
         &mut self,
         before: bool,
         st: &ExecutionState,
         halted: bool,
         children: &[ExecutionState],
-    ) -> Option<InputDomain> {
+    ) {
         let after = !halted && st.domain_open();
         let born = children.iter().filter(|c| c.domain_open()).count();
-        self.count_stretches(born + usize::from(after), usize::from(before))
+        self.count_stretches(born + usize::from(after), usize::from(before));
     }
 
     /// Counts `began` stretches and `ended` ones (also where a merge joins
-    /// two states into one); when none is left, the box of what they saw,
-    /// once.
-    pub(super) fn count_stretches(&mut self, began: usize, ended: usize) -> Option<InputDomain> {
+    /// two states into one); when none is left, the observer gets the box of
+    /// what they saw, or why there is none, once.
+    pub(super) fn count_stretches(&mut self, began: usize, ended: usize) {
         if self.domain.closed {
-            return None;
+            return;
         }
         self.domain.open = self.domain.open + began - ended;
-        if self.domain.open > 0 {
-            return None;
+        if self.domain.open == 0 {
+            let domain = self.domain_box();
+            self.close_domain(domain.as_ref().map_err(String::as_str));
         }
+    }
+
+    /// The run ends (`why`) while some stretch is open: the observer learns
+    /// which revisions had not yet branched on an input, once.
+    pub(super) fn domain_unknown(&mut self, why: &str) {
+        if self.domain.closed {
+            return;
+        }
+        let mut open: Vec<u32> = (self.states.keys())
+            .filter_map(|k| self.states.get(k).and_then(|s| s.as_deref()))
+            .filter(|s| s.domain_open())
+            .flat_map(|s| s.revisions.iter())
+            .collect();
+        open.sort_unstable();
+        open.dedup();
+        let mut reason = format!("the domain was not known when the run ended ({why})");
+        if !open.is_empty() {
+            reason += &format!(": {} had not branched on an input yet", revisions_named(&open));
+        }
+        self.close_domain(Err(&reason));
+    }
+
+    fn close_domain(&mut self, domain: Result<&InputDomain, &str>) {
         self.domain.closed = true;
+        if let Some(obs) = self.observer.as_mut() {
+            obs.on_domain(domain);
+        }
+    }
+
+    /// The hull of every revision's own box, over the same objects, unless
+    /// it has more than `MAX_INPUTS` inputs.
+    fn domain_box(&mut self) -> Result<InputDomain, String> {
         let seen = std::mem::take(&mut self.domain.seen);
-        // Each revision's own box; the domain is their hull, over the same
-        // objects.
         let mut boxes: Vec<(&Stretch, InputDomain)> = Vec::new();
-        for s in &seen {
-            let s = s.as_ref()?;
+        for (r, s) in seen.iter().enumerate() {
+            let s = s.as_ref().ok_or_else(|| {
+                format!("revision {r} made no symbolic input while its path stood for all of its inputs")
+            })?;
             if boxes.iter().any(|(k, _)| *k == s) {
                 continue;
             }
-            boxes.push((s, self.revision_box(&s.0, &s.1)?));
+            let b = self.revision_box(&s.0, &s.1).map_err(|e| format!("revision {r}: {e}"))?;
+            boxes.push((s, b));
         }
         let mut boxes = boxes.into_iter().map(|(_, b)| b);
-        let first = boxes.next()?;
-        boxes.try_fold(first, |hull, b| hull.hull(&b))
+        let first = boxes.next().ok_or("the program makes no symbolic input")?;
+        let hull = boxes
+            .try_fold(first, |hull, b| hull.hull(&b))
+            .ok_or("the revisions make different symbolic inputs before their first branch on one")?;
+        let inputs = hull.inputs();
+        if inputs > MAX_INPUTS {
+            return Err(format!("the box ({}) has {inputs} inputs, more than {MAX_INPUTS}", hull.describe()));
+        }
+        Ok(hull)
     }
 
     /// The box of one revision's objects under its constraints, unless it
-    /// has more than `MAX_INPUTS` inputs. Each query may take
-    /// `QUERY_TIMEOUT`, all of them `BOX_TIME` (float inputs make slow
-    /// ones): a box that costs more is not worth what enumeration saves.
-    fn revision_box(&mut self, objects: &[SymbolicObject], constraints: &[ExprId]) -> Option<InputDomain> {
-        let timeout = self.solver.set_timeout(QUERY_TIMEOUT);
+    /// has more than `MAX_INPUTS` inputs. Its queries may take `BOX_TIME`
+    /// (float inputs make slow ones): a box that costs more is not worth
+    /// what enumeration saves.
+    fn revision_box(
+        &mut self,
+        objects: &[SymbolicObject],
+        constraints: &[ExprId],
+    ) -> Result<InputDomain, String> {
+        // Before any query: the symbolic environment's objects (a stat
+        // buffer, stdin's bytes) are seldom all integers.
+        if let Some(o) = objects.iter().find(|o| !matches!(o.size, 1 | 2 | 4 | 8)) {
+            return Err(format!("input `{}` has {} bytes, not an integer of 1, 2, 4 or 8", o.name, o.size));
+        }
+        let timeout = self.solver.timeout();
         let started = std::time::Instant::now();
-        let mut inputs = 1u64;
-        let mut out = Vec::new();
+        let mut bounded = InputDomain { objects: Vec::new() };
+        let mut result = Ok(());
         for o in objects {
-            let Some(r) = self.object_range(o, constraints, started) else { break };
-            inputs = inputs.saturating_mul(r.count);
-            if inputs > MAX_INPUTS {
+            result = self.object_range(o, constraints, started).and_then(|r| {
+                bounded.objects.push(r);
+                if bounded.inputs() > MAX_INPUTS {
+                    return Err(format!(
+                        "the box has more than {MAX_INPUTS} inputs ({} alone)",
+                        bounded.describe()
+                    ));
+                }
+                Ok(())
+            });
+            if result.is_err() {
                 break;
             }
-            out.push(r);
         }
         self.solver.set_timeout(timeout);
-        (out.len() == objects.len()).then_some(InputDomain { objects: out })
+        result.map(|()| bounded)
     }
 
     /// The narrower of the unsigned and the signed range of `o` under
@@ -205,10 +268,7 @@ impl Executor<'_> {
         o: &SymbolicObject,
         constraints: &[ExprId],
         started: std::time::Instant,
-    ) -> Option<DomainObject> {
-        if !matches!(o.size, 1 | 2 | 4 | 8) {
-            return None;
-        }
+    ) -> Result<DomainObject, String> {
         let w = o.size as u32 * 8;
         let bytes: Vec<Byte> = (0..o.size).map(|i| Byte::S(self.pool.read_input(o.array, i))).collect();
         let v = self.scalar_from_bytes(&bytes, w);
@@ -217,12 +277,13 @@ impl Executor<'_> {
         let sign = 1u128 << (w - 1);
         // The least (or greatest) value `x` may take, as an offset in the
         // order searched: signed values are offset ^ sign.
-        let mut bound = |signed: bool, upper: bool| -> Option<u128> {
+        let mut bound = |signed: bool, upper: bool| -> Result<u128, String> {
             let (mut lo, mut hi) = (0u128, mask);
             while lo < hi {
-                if started.elapsed() > BOX_TIME {
-                    return None;
-                }
+                let Some(left) = BOX_TIME.checked_sub(started.elapsed()) else {
+                    return Err(format!("bounding input `{}` took over {BOX_TIME:?} of queries", o.name));
+                };
+                self.solver.set_timeout(left);
                 let mid = if upper { lo + (hi - lo).div_ceil(2) } else { lo + (hi - lo) / 2 };
                 let m = self.pool.constant(w, if signed { mid ^ sign } else { mid });
                 let cond = match (signed, upper) {
@@ -231,7 +292,8 @@ impl Executor<'_> {
                     (true, true) => self.pool.sge(x, m),
                     (true, false) => self.pool.sle(x, m),
                 };
-                let may = self.solver.may_be_true(&self.pool, constraints, cond).ok()?;
+                let may = (self.solver.may_be_true(&self.pool, constraints, cond))
+                    .map_err(|e| format!("a query bounding input `{}` failed: {e}", o.name))?;
                 match (upper, may) {
                     (true, true) => lo = mid,
                     (true, false) => hi = mid - 1,
@@ -239,7 +301,7 @@ impl Executor<'_> {
                     (false, false) => lo = mid + 1,
                 }
             }
-            Some(lo)
+            Ok(lo)
         };
         let (umin, umax) = (bound(false, false)?, bound(false, true)?);
         // Values all below the sign bit are one range either way.
@@ -253,6 +315,6 @@ impl Executor<'_> {
         let count = u64::try_from(count).unwrap_or(u64::MAX);
         // The least value's bits as an i64, sign-extended when signed.
         let first = if signed && min & sign != 0 { (min | !mask) as i64 } else { min as i64 };
-        Some(DomainObject { name: o.name.clone(), size: o.size as u32, first, count, signed })
+        Ok(DomainObject { name: o.name.clone(), size: o.size as u32, first, count, signed })
     }
 }

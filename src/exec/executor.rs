@@ -273,11 +273,7 @@ impl<'m> Executor<'m> {
             };
             let mut added = Vec::new();
             let children = std::mem::take(&mut self.forked);
-            if let Some(d) = self.step_domain(domain_open, &st, halted.is_some(), &children)
-                && let Some(obs) = self.observer.as_mut()
-            {
-                obs.on_domain(&d);
-            }
+            self.step_domain(domain_open, &st, halted.is_some(), &children);
             for mut c in children {
                 self.follow_seeds(&mut c);
                 added.push(self.insert_state(c));
@@ -333,6 +329,7 @@ impl<'m> Executor<'m> {
                 break;
             }
         }
+        self.domain_unknown("no state was left");
         if let Some(obs) = self.observer.as_mut() {
             let mut cx = HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
             obs.on_end(&mut cx);
@@ -374,6 +371,7 @@ impl<'m> Executor<'m> {
     /// Ends every live state early. Unless the observer asked for the stop
     /// (it knows enough), each left state is behaviour the run did not see.
     fn end_all(&mut self, reason: &str) {
+        self.domain_unknown(reason);
         let ids: Vec<StateId> = self.states.keys().collect();
         let cut = (!self.observer_stopped).then_some(ApproxKind::Budget);
         for i in &ids {

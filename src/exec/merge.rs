@@ -303,11 +303,8 @@ impl Executor<'_> {
         for &g in &st.merge[..st.merge.len() - 1] {
             self.group_mut(g).active.retain(|&x| x != s);
         }
-        if st.domain_open()
-            && let Some(d) = self.count_stretches(0, 1)
-            && let Some(obs) = self.observer.as_mut()
-        {
-            obs.on_domain(&d);
+        if st.domain_open() {
+            self.count_stretches(0, 1);
         }
     }
 
@@ -390,11 +387,7 @@ impl Executor<'_> {
         sa.memory.absorb_allocator(&sb.memory);
         let after = usize::from(sa.domain_open());
         *self.slot(from) = Some(sb);
-        if let Some(d) = self.count_stretches(after, before)
-            && let Some(obs) = self.observer.as_mut()
-        {
-            obs.on_domain(&d);
-        }
+        self.count_stretches(after, before);
     }
 
     /// The condition that some pair differs, unless a value mentions the

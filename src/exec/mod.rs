@@ -231,9 +231,10 @@ pub trait HaltObserver {
     /// put off for the sake of exploration (the solver's deadline still holds).
     fn on_end(&mut self, _cx: &mut HaltContext<'_>) {}
 
-    /// Called once, early, if the program's first steps bound every input
-    /// to a box (`domain`).
-    fn on_domain(&mut self, _domain: &InputDomain) {}
+    /// Called once: early, with the box if the program's first steps bound
+    /// every input to one (`domain`), else with why they do not, or why the
+    /// run ended before it knew.
+    fn on_domain(&mut self, _domain: Result<&InputDomain, &str>) {}
 
     /// The revision pairs neither told apart nor proved equivalent, if every
     /// comparison of their halted paths settled without a difference (none
@@ -274,7 +275,7 @@ impl<T: HaltObserver + ?Sized> HaltObserver for &mut T {
         (**self).on_end(cx)
     }
 
-    fn on_domain(&mut self, domain: &InputDomain) {
+    fn on_domain(&mut self, domain: Result<&InputDomain, &str>) {
         (**self).on_domain(domain)
     }
 

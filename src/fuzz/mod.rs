@@ -125,6 +125,9 @@ struct Shared {
     candidates: AtomicU64,
     offered: AtomicU64,
     /// The domain to enumerate, once the engine knows it; then the result.
+    /// A round of mutations runs no input while a domain waits: with a
+    /// fork per revision and input, a round of many revisions takes tens
+    /// of seconds, and enumeration would wait for it.
     domain: Mutex<Option<InputDomain>>,
     enumerated: Mutex<Option<Enumeration>>,
     /// The fuzz server, killed at the stop while it enumerates.
@@ -140,6 +143,7 @@ pub struct Fuzzer {
     thread: JoinHandle<FuzzStats>,
     start: Instant,
     deadline: Option<Instant>,
+    revisions: usize,
 }
 
 impl Fuzzer {
@@ -164,7 +168,7 @@ impl Fuzzer {
                 stats
             })
         };
-        Fuzzer { shared, thread, start, deadline }
+        Fuzzer { shared, thread, start, deadline, revisions: n }
     }
 
     /// An input the engine found (a path's model): a seed for the corpus.
@@ -223,8 +227,9 @@ impl Fuzzer {
         self.thread.is_finished()
     }
 
-    /// Stops the thread; its statistics.
-    pub fn finish(self) -> FuzzStats {
+    /// Stops the thread; its statistics, and the enumeration's result if
+    /// nobody took it (or why it did not run, if the thread never got to it).
+    pub fn finish(self) -> (FuzzStats, Option<Enumeration>) {
         self.shared.stop.store(true, Ordering::Relaxed);
         if self.shared.enumerating.load(Ordering::Relaxed) {
             // An enumeration runs for seconds without a word: the run's end
@@ -233,10 +238,19 @@ impl Fuzzer {
             // still owns (and reaps) while `enumerating` is set.
             unsafe { libc::kill(self.shared.server_pid.load(Ordering::Relaxed) as i32, libc::SIGKILL) };
         }
-        self.thread.join().unwrap_or_else(|_| FuzzStats {
+        let stats = self.thread.join().unwrap_or_else(|_| FuzzStats {
             error: Some("the fuzzing thread panicked".into()),
             ..FuzzStats::default()
-        })
+        });
+        let untaken = self.shared.domain.lock().expect("not poisoned").take().map(|d| {
+            let why = match &stats.error {
+                Some(e) => format!("fuzzing stopped first ({e})"),
+                None => "the run ended first".into(),
+            };
+            Enumeration::nothing(EnumerationStats::not_run(Some(&d), &why), self.revisions)
+        });
+        let left = self.shared.enumerated.lock().expect("not poisoned").take().or(untaken);
+        (stats, left)
     }
 }
 
@@ -266,7 +280,11 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
         _: &mut EM,
         input: &BytesInput,
     ) -> Result<ExitKind, libafl::Error> {
-        if self.shared.stop.load(Ordering::Relaxed) {
+        // The maps stay as the observers reset them: the input counts for
+        // nothing.
+        if self.shared.stop.load(Ordering::Relaxed)
+            || self.shared.domain.lock().expect("not poisoned").is_some()
+        {
             return Ok(ExitKind::Ok);
         }
         let bytes = input.mutator_bytes();
@@ -460,9 +478,9 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         let domain = shared.domain.lock().expect("not poisoned").take();
         if let Some(domain) = domain {
             shared.enumerating.store(true, Ordering::Relaxed);
-            let e = sweep::enumerate(&mut server.borrow_mut(), cfg, &layout, &domain, &shared.proving);
+            let e = sweep::enumerate(&mut server.borrow_mut(), cfg, &layout, &domain, shared);
             shared.enumerating.store(false, Ordering::Relaxed);
-            *shared.enumerated.lock().expect("not poisoned") = Some(e?);
+            *shared.enumerated.lock().expect("not poisoned") = Some(e);
         }
         for s in std::mem::take(&mut tests).into_iter().chain(shared.seeds.take_all()) {
             stats.seeds += 1;

@@ -160,10 +160,11 @@ pub struct Range {
     pub count: u64,
 }
 
-/// What one revision did on every input of a box.
+/// What one revision did on the inputs of a box it ran.
 pub struct Enumerated {
     /// One outcome per input (see `psychic_fuzz.c`): equal outcomes, equal
-    /// behaviour under the outputs asked for.
+    /// behaviour under the outputs asked for. Fewer than the box has where
+    /// time ran out: the inputs before the first it did not run.
     pub outcomes: Vec<u64>,
     /// Runs that crashed or ran out of time.
     pub abnormal: u32,
@@ -177,14 +178,23 @@ pub const OUT_OF_DOMAIN: u64 = 0x5053_5943_4849_4e00;
 impl Server {
     /// Runs every revision on every input of `ranges` (the first object's
     /// values varying slowest); `flags` say which outputs count (1: exit
-    /// status, 2: stdout, 4: psychic_output records), `jobs` revisions at
-    /// once. One answer per revision, in the order of `revisions`.
-    pub fn enumerate(&mut self, ranges: &[Range], flags: u32, jobs: u32) -> io::Result<Vec<Enumerated>> {
-        let n: u64 = ranges.iter().map(|r| r.count).product();
+    /// status, 2: stdout, 4: psychic_output records; 8: psychic waits for
+    /// it), `jobs` revisions at once, no run starting after `time`. One
+    /// answer per revision, in the order of `revisions`.
+    pub fn enumerate(
+        &mut self,
+        ranges: &[Range],
+        flags: u32,
+        jobs: u32,
+        time: Option<Duration>,
+    ) -> io::Result<Vec<Enumerated>> {
         let mut req = Vec::new();
         req.extend_from_slice(&u32::MAX.to_le_bytes());
         req.extend_from_slice(&flags.to_le_bytes());
         req.extend_from_slice(&jobs.to_le_bytes());
+        // 0 is no limit: a limit rounds up to a millisecond at least.
+        let ms = time.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1));
+        req.extend_from_slice(&ms.to_le_bytes());
         req.extend_from_slice(&(ranges.len() as u32).to_le_bytes());
         for r in ranges {
             req.extend_from_slice(&r.size.to_le_bytes());
@@ -197,7 +207,9 @@ impl Server {
         for _ in &self.revisions {
             let abnormal = read_u32(&mut self.from)?;
             let asked_more = read_u32(&mut self.from)? != 0;
-            let mut bytes = vec![0u8; n as usize * 8];
+            let mut done = [0u8; 8];
+            self.from.read_exact(&mut done)?;
+            let mut bytes = vec![0u8; u64::from_le_bytes(done) as usize * 8];
             self.from.read_exact(&mut bytes)?;
             let outcomes =
                 bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();

@@ -3,30 +3,58 @@
 //! every revision, many runs per process (`psychic_fuzz.c`). Its witnesses
 //! are candidate tests like any other; the pairs it finds equal on every
 //! input are proved equivalent, unless something it cannot see could make
-//! them differ (`Enumeration::not_a_proof`).
+//! them differ (`EnumerationStats::not_a_proof`). It stops at the run's
+//! deadline (`EnumerationStats::not_finished`): then only the revisions
+//! that ran every input are compared.
 
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use super::mutate::Layout;
 use super::server::{OUT_OF_DOMAIN, Range, Server};
-use super::{FuzzConfig, ktest};
+use super::{FuzzConfig, Shared, ktest};
 use crate::exec::InputDomain;
 use crate::ktest::KTest;
 
-use crate::exec::domain::MAX_INPUTS;
-
-/// What enumeration did, for the report.
+/// What enumeration did, for the report; also why it did not run, where
+/// the program makes `klee_make_symbolic` inputs.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct EnumerationStats {
-    /// The box, as "a in 0..=799, b in 0..=799".
+    /// The box, as "a in 0..=799, b in 0..=799"; empty if none is known.
     pub domain: String,
     /// Inputs of the box, and those no revision rejected by `klee_assume`.
     pub inputs: u64,
     pub in_domain: u64,
+    /// Runs made, an input on a revision text each: every input on every
+    /// text when it finished, none when it did not run.
+    #[serde(default)]
+    pub runs: u64,
     pub seconds: f64,
-    /// Why its equal pairs are not proved equivalent; none: they are.
+    /// Why its equal pairs are not proved equivalent ("not run: ..." when
+    /// it did not run); none: they are.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub not_a_proof: Option<String>,
+    /// Why some revision did not run every input ("not finished: ..."):
+    /// only the pairs of those that did are compared.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub not_finished: Option<String>,
+}
+
+impl EnumerationStats {
+    /// An enumeration that did not run, and why.
+    pub fn not_run(domain: Option<&InputDomain>, why: &str) -> EnumerationStats {
+        EnumerationStats {
+            domain: domain.map(InputDomain::describe).unwrap_or_default(),
+            inputs: domain.map_or(0, InputDomain::inputs),
+            not_a_proof: Some(format!("not run: {why}")),
+            ..EnumerationStats::default()
+        }
+    }
+
+    /// Why it proves less than a finished enumeration would, if it does.
+    pub fn shortfall(&self) -> Option<&str> {
+        self.not_a_proof.as_deref().or(self.not_finished.as_deref())
+    }
 }
 
 pub struct Enumeration {
@@ -34,9 +62,22 @@ pub struct Enumeration {
     /// One input per way the box splits the revisions that no earlier input
     /// split: candidate tests.
     pub witnesses: Vec<KTest>,
-    /// `equal[a * n + b]`: a and b behaved alike on every input.
-    pub equal: Vec<bool>,
+    /// `equal[a * n + b]`: whether a and b behaved alike on every input;
+    /// none where one of them did not run every input and no input told
+    /// them apart.
+    pub equal: Vec<Option<bool>>,
 }
+
+impl Enumeration {
+    pub(super) fn nothing(stats: EnumerationStats, revisions: usize) -> Enumeration {
+        Enumeration { stats, witnesses: Vec::new(), equal: vec![None; revisions * revisions] }
+    }
+}
+
+/// What taking an enumeration's results in needs before the deadline: its
+/// outcomes through a pipe (8 bytes a run), the witnesses found among them,
+/// and their native replays.
+const RESULTS_TIME: Duration = Duration::from_secs(2);
 
 /// Library functions whose result depends on their arguments alone, or on
 /// state enumeration resets between runs (stdout, the program's globals):
@@ -172,72 +213,88 @@ pub fn proof_blocker(functions: &[String]) -> Option<String> {
     })
 }
 
-/// Runs the box of `domain` on every revision, if it can; `None` when it
-/// cannot run at all (the reason is in the stats).
+/// Runs the box of `domain` on every revision, if it can, until the run's
+/// deadline; the stats say why it did not run or finish.
 pub(super) fn enumerate(
     server: &mut Server,
     cfg: &FuzzConfig,
     layout: &Layout,
     domain: &InputDomain,
-    proving: &std::sync::atomic::AtomicBool,
-) -> std::io::Result<Enumeration> {
+    shared: &Shared,
+) -> Enumeration {
     let start = Instant::now();
     let n = cfg.revisions;
     let inputs = domain.inputs();
-    let mut stats = EnumerationStats { domain: domain.describe(), inputs, ..EnumerationStats::default() };
-    let refuse = |mut stats: EnumerationStats, why: String| {
-        stats.not_a_proof = Some(why);
-        Ok(Enumeration { stats, witnesses: Vec::new(), equal: vec![false; n * n] })
-    };
-    if inputs > MAX_INPUTS {
-        return refuse(stats, format!("not run: the box has {inputs} inputs, more than {MAX_INPUTS}"));
-    }
+    let refuse = |why: &str| Enumeration::nothing(EnumerationStats::not_run(Some(domain), why), n);
     if server.reads_stdin {
-        return refuse(stats, "not run: the program reads stdin".into());
+        return refuse("the program reads stdin");
     }
     let objects: Vec<(&str, usize)> =
         domain.objects.iter().map(|o| (o.name.as_str(), o.size as usize)).collect();
     let slots: Vec<(&str, usize)> = layout.slots.iter().map(|s| (s.name.as_str(), s.size)).collect();
     if objects != slots {
-        return refuse(stats, "not run: the program makes symbolic inputs after its first branch".into());
+        return refuse("the program makes symbolic inputs after its first branch");
     }
+    let time = match cfg.deadline.map(|d| d.checked_duration_since(start + RESULTS_TIME)) {
+        None => None,
+        Some(Some(left)) => Some(left),
+        Some(None) => {
+            return refuse(&format!(
+                "less than {RESULTS_TIME:?} of the budget was left when the domain was known"
+            ));
+        }
+    };
     let outputs = cfg.outputs;
-    let flags =
-        u32::from(outputs.exit) | u32::from(outputs.stdout) << 1 | u32::from(outputs.annotations) << 2;
+    // Where its runs may prove, they take every core at psychic's own
+    // priority: the engine waits (`Fuzzer::wait_for_proof`), as what they
+    // prove it need not search.
+    let may_prove = cfg.enumeration_proof.is_none() && !outputs.stderr;
+    let flags = u32::from(outputs.exit)
+        | u32::from(outputs.stdout) << 1
+        | u32::from(outputs.annotations) << 2
+        | u32::from(may_prove) << 3;
     let ranges: Vec<Range> =
         domain.objects.iter().map(|o| Range { size: o.size, first: o.first, count: o.count }).collect();
-    // Where its runs may prove, they take every core: the engine waits
-    // (`Fuzzer::wait_for_proof`), as what they prove it need not search.
-    let may_prove = cfg.enumeration_proof.is_none() && !outputs.stderr;
     let jobs = if may_prove { std::thread::available_parallelism().map_or(1, |n| n.get() as u32) } else { 1 };
-    proving.store(may_prove, std::sync::atomic::Ordering::Relaxed);
-    let runs = server.enumerate(&ranges, flags, jobs);
-    proving.store(false, std::sync::atomic::Ordering::Relaxed);
-    let runs = runs?;
+    let mut stats = EnumerationStats { domain: domain.describe(), inputs, ..EnumerationStats::default() };
+    shared.proving.store(may_prove, Ordering::Relaxed);
+    let runs = server.enumerate(&ranges, flags, jobs, time);
+    shared.proving.store(false, Ordering::Relaxed);
+    stats.seconds = start.elapsed().as_secs_f64();
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(e) => {
+            stats.not_finished = Some(if shared.stop.load(Ordering::Relaxed) {
+                format!("not finished: the run ended {:.1}s into it", stats.seconds)
+            } else {
+                format!("not finished: the fuzz server failed: {e}")
+            });
+            return Enumeration::nothing(stats, n);
+        }
+    };
     let reps = server.revisions.clone();
     let rep_of = |r: usize| {
         let s = cfg.same_as.get(r).copied().unwrap_or(r);
         reps.iter().position(|&x| x == s).expect("every text runs")
     };
-    let k = reps.len();
-    let mut open: Vec<(usize, usize)> = (0..k).flat_map(|a| (a + 1..k).map(move |b| (a, b))).collect();
-    let mut witnesses = Vec::new();
-    for i in 0..inputs as usize {
-        let before = open.len();
-        open.retain(|&(a, b)| runs[a].outcomes[i] == runs[b].outcomes[i]);
-        if open.len() < before {
-            witnesses.push(ktest(&cfg.argv, layout, &input_bytes(&ranges, i as u64)));
-        }
-        if runs.iter().any(|r| r.outcomes[i] != OUT_OF_DOMAIN) {
-            stats.in_domain += 1;
-        }
-    }
-    let mut equal = vec![false; n * n];
-    for a in 0..n {
-        for b in 0..n {
-            let (x, y) = (rep_of(a).min(rep_of(b)), rep_of(a).max(rep_of(b)));
-            equal[a * n + b] = x == y || open.contains(&(x, y));
-        }
+    let outcomes: Vec<&[u64]> = runs.iter().map(|r| r.outcomes.as_slice()).collect();
+    let c = Comparison::of(&outcomes, inputs);
+    let witnesses = c.splits.iter().map(|&i| ktest(&cfg.argv, layout, &input_bytes(&ranges, i))).collect();
+    let equal = (0..n * n).map(|i| c.equal(rep_of(i / n), rep_of(i % n))).collect();
+    stats.in_domain = c.in_domain;
+    stats.runs = outcomes.iter().map(|o| o.len() as u64).sum();
+    if c.finished.contains(&false) {
+        let whole: Vec<String> = (0..n).filter(|&r| c.finished[rep_of(r)]).map(|r| r.to_string()).collect();
+        stats.not_finished = Some(format!(
+            "not finished: the budget ended after {} of {} runs; {}",
+            stats.runs,
+            inputs * reps.len() as u64,
+            if whole.len() < 2 {
+                "no two revisions ran every input".to_string()
+            } else {
+                format!("only revisions {} ran every input: only their pairs are compared", whole.join(", "))
+            }
+        ));
     }
     let abnormal: u32 = runs.iter().map(|r| r.abnormal).sum();
     stats.not_a_proof = if abnormal > 0 {
@@ -250,7 +307,55 @@ pub(super) fn enumerate(
         cfg.enumeration_proof.clone()
     };
     stats.seconds = start.elapsed().as_secs_f64();
-    Ok(Enumeration { stats, witnesses, equal })
+    Enumeration { stats, witnesses, equal }
+}
+
+/// What the runs of each revision text (`outcomes[t]`, a prefix of the
+/// box's inputs where time ran out) say of the pairs of texts.
+struct Comparison {
+    /// Pairs `(a, b)`, `a < b`, that no input both ran told apart.
+    open: Vec<(usize, usize)>,
+    /// The inputs that told apart a pair no earlier input had.
+    splits: Vec<u64>,
+    /// Texts that ran every input.
+    finished: Vec<bool>,
+    /// Inputs some text ran inside the `klee_assume`d domain.
+    in_domain: u64,
+}
+
+impl Comparison {
+    fn of(outcomes: &[&[u64]], inputs: u64) -> Comparison {
+        let k = outcomes.len();
+        let mut open: Vec<(usize, usize)> = (0..k).flat_map(|a| (a + 1..k).map(move |b| (a, b))).collect();
+        let (mut splits, mut in_domain) = (Vec::new(), 0);
+        for i in 0..outcomes.iter().map(|o| o.len()).max().unwrap_or(0) {
+            let before = open.len();
+            open.retain(|&(a, b)| match (outcomes[a].get(i), outcomes[b].get(i)) {
+                (Some(x), Some(y)) => x == y,
+                _ => true,
+            });
+            if open.len() < before {
+                splits.push(i as u64);
+            }
+            if outcomes.iter().any(|o| o.get(i).is_some_and(|&x| x != OUT_OF_DOMAIN)) {
+                in_domain += 1;
+            }
+        }
+        let finished = outcomes.iter().map(|o| o.len() as u64 == inputs).collect();
+        Comparison { open, splits, finished, in_domain }
+    }
+
+    /// Whether texts `x` and `y` behaved alike on every input; none where
+    /// one did not run them all and no input both ran told them apart.
+    fn equal(&self, x: usize, y: usize) -> Option<bool> {
+        if x == y {
+            Some(true)
+        } else if !self.open.contains(&(x.min(y), x.max(y))) {
+            Some(false)
+        } else {
+            (self.finished[x] && self.finished[y]).then_some(true)
+        }
+    }
 }
 
 /// Input `i` of the box: the first object's values vary slowest.
@@ -266,6 +371,21 @@ fn input_bytes(ranges: &[Range], mut i: u64) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where time ran out, texts are compared on the inputs both ran: a
+    /// pair told apart there is apart, a pair not told apart is equal only
+    /// if both ran every input.
+    #[test]
+    fn an_unfinished_enumeration_proves_only_the_pairs_that_finished() {
+        let (a, b, c, d): (&[u64], &[u64], &[u64], &[u64]) = (&[1, 2, 3, 4], &[1, 2, 3, 4], &[1, 2], &[1, 5]);
+        let cmp = Comparison::of(&[a, b, c, d], 4);
+        assert_eq!(cmp.finished, [true, true, false, false]);
+        assert_eq!(cmp.splits, [1]);
+        assert_eq!(cmp.in_domain, 4);
+        assert_eq!((cmp.equal(0, 1), cmp.equal(1, 0), cmp.equal(2, 2)), (Some(true), Some(true), Some(true)));
+        assert_eq!((cmp.equal(0, 2), cmp.equal(2, 0)), (None, None), "2 ran 2 inputs of 4");
+        assert_eq!((cmp.equal(0, 3), cmp.equal(3, 2)), (Some(false), Some(false)), "told apart by input 1");
+    }
 
     #[test]
     fn inputs_count_like_the_server() {

@@ -20,6 +20,12 @@ pub fn summary(r: &Report) -> String {
     for reason in &st.partial_reasons {
         let _ = writeln!(s, "  partial: {reason}");
     }
+    // Where enumeration could have proved what is partial, why it did not.
+    if let Some(why) = st.enumeration.as_ref().and_then(|e| e.shortfall())
+        && st.partial
+    {
+        let _ = writeln!(s, "  enumeration: {why}");
+    }
     let _ = writeln!(s, "\nrevisions:");
     for rev in &r.revisions {
         let _ = writeln!(s, "  {:>3}  {}", rev.index, rev.path);
@@ -138,15 +144,24 @@ pub fn summary(r: &Report) -> String {
     }
     if let Some(e) = &st.enumeration {
         let found = r.tests.iter().filter(|t| t.found_by == super::FoundBy::Enumeration).count();
-        let what = match &e.not_a_proof {
-            None => "a proof for the clusters it leaves together".to_string(),
-            Some(why) => format!("no proof: {why}"),
+        let why: Vec<String> = (e.not_a_proof.iter().map(|w| format!("no proof: {w}")))
+            .chain(e.not_finished.iter().cloned())
+            .collect();
+        let what = if why.is_empty() {
+            "a proof for the clusters it leaves together".into()
+        } else {
+            why.join("; ")
         };
-        let _ = writeln!(
-            s,
-            "enumeration: {} inputs ({} in the domain: {}) run on every revision in {:.1}s, {} of the tests; {what}",
-            e.inputs, e.in_domain, e.domain, e.seconds, found
-        );
+        if e.runs == 0 {
+            let domain = if e.domain.is_empty() { String::new() } else { format!(" of {}", e.domain) };
+            let _ = writeln!(s, "enumeration{domain}: {}", e.shortfall().unwrap_or("no runs"));
+        } else {
+            let _ = writeln!(
+                s,
+                "enumeration: {} runs of {} inputs ({} in the domain: {}) in {:.1}s, {} of the tests; {what}",
+                e.runs, e.inputs, e.in_domain, e.domain, e.seconds, found
+            );
+        }
     }
     coverage(r, &mut s);
     let t = &st.seconds;

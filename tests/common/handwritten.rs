@@ -115,6 +115,31 @@ pub fn assert_exact(name: &str, report: &Report, partition: &[Vec<usize>], bad: 
     assert_eq!(report.stats.disagreements, 0, "{name}: candidates that did not replay natively");
 }
 
+/// `diff-patches` on a set whose domain is a box of `inputs` inputs that
+/// enumeration takes: the true partition, every test replays, and the
+/// answer is a proof, not the budget's end. The report, for more checks.
+pub fn assert_proved_by_enumeration(
+    name: &str,
+    revisions: &[PathBuf],
+    flags: &[&str],
+    partition: &[Vec<usize>],
+    inputs: usize,
+) -> Report {
+    let work = tempfile::tempdir().unwrap();
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let report = super::corpus::diff_patches(&psychic, revisions, flags, work.path()).unwrap();
+    let bad = super::truth::replay_mismatches(&report, &work.path().join("out"), revisions);
+    assert_exact(name, &report, partition, &bad);
+    let e = report.stats.enumeration.as_ref().unwrap_or_else(|| panic!("{name}: no enumeration"));
+    assert_eq!(e.in_domain as usize, inputs, "{name}: the box is the domain: {e:?}");
+    assert_eq!(e.shortfall(), None, "{name}: {e:?}");
+    assert!(!report.stats.partial, "{name}: {:?}", report.stats.partial_reasons);
+    for (c, v) in report.clusters.iter().zip(&report.cluster_verdicts) {
+        assert!(c.len() == 1 || v.proved_equivalent(), "{name}: {c:?} {v:?}");
+    }
+    report
+}
+
 /// A turn of its own for a set judged within a time budget: the engine and
 /// its fuzzer take a core each, and sets run side by side would starve.
 pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
