@@ -32,12 +32,14 @@
  * followed by u32 flags (1: the exit status counts, 2: stdout, 4:
  * psychic_output records, 8: psychic waits for it, so it runs at psychic's
  * priority), u32 revisions to run at once, u64 milliseconds after which no
- * run starts (0: no limit), u32 count, then per object u32 size, i64 first
- * value, u64 number of values. The server answers per revision: u32 inputs
- * whose run crashed or ran out of time, u32 1 if some run asked for more
- * symbolic bytes than the box has, u64 the inputs it ran (all of them
- * unless time ran out), then a u64 outcome per input it ran, the first
- * object's values varying slowest.
+ * run starts (0: no limit), u32 S, the meta-branch sites to watch (ids
+ * 0 to S - 1), u32 count, then per object u32 size, i64 first value, u64
+ * number of values. The server answers per revision: u32 inputs whose run
+ * crashed or ran out of time, u32 1 if some run asked for more symbolic
+ * bytes than the box has, (S + 63) / 64 u64 words with a bit per site some
+ * run reached, u64 the inputs it ran (all of them unless time ran out), then
+ * a u64 outcome per input it ran, the first object's values varying
+ * slowest.
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -62,6 +64,7 @@ void __psychic_stream(const unsigned char *bytes, size_t len);
 void __psychic_record_shape(int fd);
 size_t __psychic_stream_asked(void);
 extern void (*__psychic_on_output)(const char *name, const void *addr, size_t nbytes);
+extern void (*__psychic_on_meta)(int site);
 
 static uint8_t *map;
 static uint32_t map_mask, revision_salt;
@@ -209,6 +212,15 @@ static int past_stop(void) {
 }
 
 static struct sweep_ctl *ctl;
+
+/* The sites the runs of this child's revision reached, a bit each. */
+static uint64_t *reached;
+static uint32_t nsites, site_words;
+
+static void mark_site(int site) {
+  if (site >= 0 && (uint32_t)site < nsites)
+    reached[site / 64] |= 1ull << (site % 64);
+}
 static uint64_t *outcomes;
 static int in_sweep;
 static jmp_buf sweep_exit;
@@ -321,6 +333,7 @@ static void sweep_child(int revision, const uint32_t *sizes, const int64_t *firs
     yield_to_the_engine();
   map = NULL; /* no coverage: every input runs anyway */
   __psychic_on_output = (flags & 4) ? hash_output : NULL;
+  __psychic_on_meta = mark_site;
   in_sweep = 1;
   snapshot();
   for (; ctl->next < n; ctl->next++) {
@@ -378,6 +391,7 @@ static void sweep_child(int revision, const uint32_t *sizes, const int64_t *firs
 /* Answers an enumeration request (see the protocol above). */
 static void enumerate(int argc, char **argv, char **envp) {
   uint32_t flags, jobs, nobjects, k, sizes[64], *abnormal;
+  uint64_t *reach;
   int64_t first[64];
   uint64_t counts[64], n = 1, stop_ms;
   struct sweep_ctl *ctls;
@@ -385,8 +399,9 @@ static void enumerate(int argc, char **argv, char **envp) {
   pid_t *pids;
   int i, started = 0, running = 0;
   if (!read_all(0, &flags, 4) || !read_all(0, &jobs, 4) || !read_all(0, &stop_ms, 8) ||
-      !read_all(0, &nobjects, 4) || nobjects > 64)
+      !read_all(0, &nsites, 4) || !read_all(0, &nobjects, 4) || nobjects > 64)
     die("psychic fuzz server: enumeration request");
+  site_words = (nsites + 63) / 64;
   has_stop = stop_ms > 0;
   clock_gettime(CLOCK_MONOTONIC, &stop_at);
   stop_at.tv_sec += (time_t)(stop_ms / 1000);
@@ -403,9 +418,10 @@ static void enumerate(int argc, char **argv, char **envp) {
   }
   ctls = mmap(NULL, nrevisions * sizeof *ctls, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   all = mmap(NULL, nrevisions * n * 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  reach = mmap(NULL, nrevisions * site_words * 8 + 8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   pids = calloc((size_t)nrevisions, sizeof *pids);
   abnormal = calloc((size_t)nrevisions, sizeof *abnormal);
-  if (ctls == MAP_FAILED || all == MAP_FAILED || !pids || !abnormal)
+  if (ctls == MAP_FAILED || all == MAP_FAILED || reach == MAP_FAILED || !pids || !abnormal)
     die("psychic fuzz server: mmap");
   /* Up to `jobs` children at once, each a revision from ctls[i].next on. */
   for (;;) {
@@ -455,17 +471,20 @@ static void enumerate(int argc, char **argv, char **envp) {
     }
     ctl = &ctls[i];
     outcomes = all + (size_t)i * n;
+    reached = reach + (size_t)i * site_words;
     sweep_child(revisions[i], sizes, first, counts, nobjects, n, flags, argc, argv, envp);
   }
   for (i = 0; i < nrevisions; i++) {
     put_u32(1, abnormal[i]);
     put_u32(1, (uint32_t)ctls[i].asked_more);
+    write_all(1, reach + (size_t)i * site_words, site_words * 8);
     put_u64(1, ctls[i].next);
     write_all(1, all + (size_t)i * n, ctls[i].next * 8);
   }
   free(pids);
   free(abnormal);
   munmap(all, nrevisions * n * 8);
+  munmap(reach, nrevisions * site_words * 8 + 8);
   munmap(ctls, nrevisions * sizeof *ctls);
 }
 

@@ -371,6 +371,7 @@ fn explore_and_report(
         },
         engine: posix::seed_shape(&run.words).map(|shape| (exec::SeedInbox::default(), shape)),
         tests: user_tests,
+        sites: meta.sites.iter().map(|s| s.id as u32 + 1).max().unwrap_or(0),
     };
     let mut diff = Differentiator::new(dcfg, &native, n, out, argv);
     if run.entry == posix::POSIX_ENTRY {

@@ -367,6 +367,9 @@ impl<'a> Differentiator<'a> {
     /// a pair it found equal that a test tells apart, means its runs were not
     /// the program's, and it proves nothing.
     fn take_proofs(&mut self, e: crate::fuzz::Enumeration) {
+        for (r, sites) in e.reached.iter().enumerate() {
+            self.reach.record_native(r, sites);
+        }
         let mut stats = e.stats;
         let n = self.revisions;
         let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == Some(self.told_apart[i]));

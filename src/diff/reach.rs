@@ -67,6 +67,11 @@ impl Reach {
         }
     }
 
+    /// Notes the sites native runs of revision `r` reached (enumeration's).
+    pub fn record_native(&mut self, r: usize, sites: &[u32]) {
+        self.sites.entry(r as u32).or_default().extend(sites.iter().copied());
+    }
+
     /// Some path of `a` and some path of `b` went through one of `sites`.
     pub fn reached(&self, a: usize, b: usize, sites: &[u32]) -> bool {
         let of = |r: usize| self.sites.get(&(r as u32));

@@ -80,6 +80,9 @@ pub struct FuzzConfig {
     pub engine: Option<(SeedInbox, crate::posix::SeedShape)>,
     /// The user's tests (`--tests`), seeds before any other.
     pub tests: Vec<KTest>,
+    /// One more than the largest meta-branch site id: enumeration notes
+    /// which sites its runs reach.
+    pub sites: u32,
 }
 
 /// What fuzzing did, for the report.

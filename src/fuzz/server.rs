@@ -170,6 +170,8 @@ pub struct Enumerated {
     pub abnormal: u32,
     /// Some run asked for more symbolic bytes than the box has.
     pub asked_more: bool,
+    /// The meta-branch sites some run reached.
+    pub reached: Vec<u32>,
 }
 
 /// The outcome of every run outside the `klee_assume`d domain.
@@ -187,6 +189,7 @@ impl Server {
         flags: u32,
         jobs: u32,
         time: Option<Duration>,
+        sites: u32,
     ) -> io::Result<Vec<Enumerated>> {
         let mut req = Vec::new();
         req.extend_from_slice(&u32::MAX.to_le_bytes());
@@ -195,6 +198,7 @@ impl Server {
         // 0 is no limit: a limit rounds up to a millisecond at least.
         let ms = time.map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1));
         req.extend_from_slice(&ms.to_le_bytes());
+        req.extend_from_slice(&sites.to_le_bytes());
         req.extend_from_slice(&(ranges.len() as u32).to_le_bytes());
         for r in ranges {
             req.extend_from_slice(&r.size.to_le_bytes());
@@ -207,13 +211,18 @@ impl Server {
         for _ in &self.revisions {
             let abnormal = read_u32(&mut self.from)?;
             let asked_more = read_u32(&mut self.from)? != 0;
+            let mut words = vec![0u8; sites.div_ceil(64) as usize * 8];
+            self.from.read_exact(&mut words)?;
+            let reached = (0..sites)
+                .filter(|&s| words[(s / 8) as usize] & (1 << (s % 8)) != 0)
+                .collect();
             let mut done = [0u8; 8];
             self.from.read_exact(&mut done)?;
             let mut bytes = vec![0u8; u64::from_le_bytes(done) as usize * 8];
             self.from.read_exact(&mut bytes)?;
             let outcomes =
                 bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-            out.push(Enumerated { outcomes, abnormal, asked_more });
+            out.push(Enumerated { outcomes, abnormal, asked_more, reached });
         }
         Ok(out)
     }

@@ -66,11 +66,16 @@ pub struct Enumeration {
     /// none where one of them did not run every input and no input told
     /// them apart.
     pub equal: Vec<Option<bool>>,
+    /// Per revision: the meta-branch sites some run of it reached. A proof
+    /// of two revisions holds only where their runs ran the code where
+    /// they differ (`diff::reach`).
+    pub reached: Vec<Vec<u32>>,
 }
 
 impl Enumeration {
     pub(super) fn nothing(stats: EnumerationStats, revisions: usize) -> Enumeration {
-        Enumeration { stats, witnesses: Vec::new(), equal: vec![None; revisions * revisions] }
+        let equal = vec![None; revisions * revisions];
+        Enumeration { stats, witnesses: Vec::new(), equal, reached: vec![Vec::new(); revisions] }
     }
 }
 
@@ -258,7 +263,7 @@ pub(super) fn enumerate(
     let jobs = if may_prove { std::thread::available_parallelism().map_or(1, |n| n.get() as u32) } else { 1 };
     let mut stats = EnumerationStats { domain: domain.describe(), inputs, ..EnumerationStats::default() };
     shared.proving.store(may_prove, Ordering::Relaxed);
-    let runs = server.enumerate(&ranges, flags, jobs, time);
+    let runs = server.enumerate(&ranges, flags, jobs, time, cfg.sites);
     shared.proving.store(false, Ordering::Relaxed);
     stats.seconds = start.elapsed().as_secs_f64();
     let runs = match runs {
@@ -307,7 +312,8 @@ pub(super) fn enumerate(
         cfg.enumeration_proof.clone()
     };
     stats.seconds = start.elapsed().as_secs_f64();
-    Enumeration { stats, witnesses, equal }
+    let reached = (0..n).map(|r| runs[rep_of(r)].reached.clone()).collect();
+    Enumeration { stats, witnesses, equal, reached }
 }
 
 /// What the runs of each revision text (`outcomes[t]`, a prefix of the
