@@ -24,7 +24,7 @@ pub mod sweep;
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -133,9 +133,9 @@ struct Shared {
     /// of seconds, and enumeration would wait for it.
     domain: Mutex<Option<InputDomain>>,
     enumerated: Mutex<Option<Enumeration>>,
-    /// The fuzz server, killed at the stop while it enumerates.
-    server_pid: AtomicU32,
-    enumerating: AtomicBool,
+    /// The fuzz server's pid while it lives (the thread clears it before
+    /// the server is reaped, so that a kill never reaches another process).
+    server_pid: Mutex<Option<u32>>,
     /// An enumeration that may prove runs on every core.
     proving: AtomicBool,
 }
@@ -234,12 +234,13 @@ impl Fuzzer {
     /// nobody took it (or why it did not run, if the thread never got to it).
     pub fn finish(self) -> (FuzzStats, Option<Enumeration>) {
         self.shared.stop.store(true, Ordering::Relaxed);
-        if self.shared.enumerating.load(Ordering::Relaxed) {
-            // An enumeration runs for seconds without a word: the run's end
-            // does not wait for it.
-            // SAFETY: kill(2) on the server's pid, which the thread's Server
-            // still owns (and reaps) while `enumerating` is set.
-            unsafe { libc::kill(self.shared.server_pid.load(Ordering::Relaxed) as i32, libc::SIGKILL) };
+        // The run's end does not wait for the server: an enumeration runs
+        // for seconds without a word, and one input runs every revision,
+        // each up to its time limit (thirteen revisions that hang, 13 s).
+        if let Some(pid) = *self.shared.server_pid.lock().expect("not poisoned") {
+            // SAFETY: kill(2) on a live child of ours: the thread clears the
+            // pid, under this lock, before its Server reaps the process.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
         }
         let stats = self.thread.join().unwrap_or_else(|_| FuzzStats {
             error: Some("the fuzzing thread panicked".into()),
@@ -419,6 +420,15 @@ fn fuzz_input(layout: &Layout, test: &KTest) -> Vec<u8> {
     out
 }
 
+/// Clears `Shared::server_pid` when the server is about to go.
+struct ForgetPid<'a>(&'a Shared);
+
+impl Drop for ForgetPid<'_> {
+    fn drop(&mut self) {
+        *self.0.server_pid.lock().expect("not poisoned") = None;
+    }
+}
+
 fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant) -> std::io::Result<()> {
     let map = CoverageMap::new()?;
     let reps: Vec<usize> =
@@ -426,9 +436,11 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     // The concrete words of the command line, as replay passes them.
     let args = crate::posix::replay_env(&ktest(&cfg.argv, &Layout::default(), &[])).args;
     let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout)?;
-    shared.server_pid.store(server.id(), Ordering::Relaxed);
+    *shared.server_pid.lock().expect("not poisoned") = Some(server.id());
     let layout = Rc::new(Layout::new(server.shape.clone(), server.reads_stdin, cfg.constants.clone()));
     let server = Rc::new(std::cell::RefCell::new(server));
+    // Dropped before `server` (locals drop in reverse order).
+    let _forget_pid = ForgetPid(shared);
     let n = cfg.revisions;
     let mut pairs = vec![0u8; (n * n).max(1)];
     // SAFETY: both maps outlive the observers, which live in this function.
@@ -480,9 +492,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     while !shared.stop.load(Ordering::Relaxed) {
         let domain = shared.domain.lock().expect("not poisoned").take();
         if let Some(domain) = domain {
-            shared.enumerating.store(true, Ordering::Relaxed);
             let e = sweep::enumerate(&mut server.borrow_mut(), cfg, &layout, &domain, shared);
-            shared.enumerating.store(false, Ordering::Relaxed);
             *shared.enumerated.lock().expect("not poisoned") = Some(e);
         }
         for s in std::mem::take(&mut tests).into_iter().chain(shared.seeds.take_all()) {
