@@ -142,46 +142,93 @@ pub fn command_words(
     Ok(words)
 }
 
-/// The inputs a run explores, in words: what "proved equivalent" ranges
-/// over. Besides these, the program's own `klee_make_symbolic` objects.
-pub fn domain(words: &[String]) -> String {
-    let Ok(parsed) = parse_words(words) else { return String::new() };
-    let model = parsed.iter().find_map(|w| match w {
-        Word::StdinModel(m) => Some(*m),
-        _ => None,
-    });
-    let mut parts = Vec::new();
-    for w in &parsed {
-        parts.push(match *w {
-            Word::Concrete(ref c) => format!("the argument {c:?}"),
-            Word::SymArg { len } => format!("an argument of at most {len} bytes"),
-            Word::SymArgs { min, max, len } => {
-                format!("{min} to {max} arguments of at most {len} bytes each")
-            }
-            Word::SymStdin { len } => match model.unwrap_or_default() {
-                StdinModel::Tokens => format!(
-                    "stdin of {len} bytes, where scanf reads well-formed tokens (numbers in range, words)"
-                ),
-                StdinModel::Bytes => format!("every stdin of {len} bytes"),
-            },
-            Word::SymFiles { count, len } => format!("{count} files of {len} bytes"),
-            Word::StdinModel(_) => continue,
-        });
-    }
-    parts.push("the program's klee_make_symbolic objects".into());
-    parts.join("; ")
+/// The program's command line after argv[0], parsed once: every stage that
+/// asks what it makes symbolic reads this value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandLine {
+    words: Vec<String>,
+    parsed: Vec<Word>,
 }
 
-/// The function a run starts in: [`POSIX_ENTRY`] when the words ask for a
-/// symbolic environment (it calls `main`), else `entry`.
-pub fn entry_point(words: &[String], entry: &str) -> Result<String, String> {
-    let symbolic = parse_words(words)?.iter().any(Word::is_symbolic);
-    match (symbolic, entry) {
-        (false, _) => Ok(entry.to_string()),
-        (true, "main") => Ok(POSIX_ENTRY.to_string()),
-        (true, _) => Err(format!(
-            "a symbolic environment (--sym-arg, --sym-stdin, ...) starts the program at `main`, not `{entry}`"
-        )),
+impl CommandLine {
+    /// Errors teach (`parse_words`).
+    pub fn parse(words: &[String]) -> Result<CommandLine, String> {
+        Ok(CommandLine { words: words.to_vec(), parsed: parse_words(words)? })
+    }
+
+    /// The words as given.
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// The function a run starts in: [`POSIX_ENTRY`] when the words ask for
+    /// a symbolic environment (it calls `main`), else `entry`.
+    pub fn entry(&self, entry: &str) -> Result<String, String> {
+        match (self.parsed.iter().any(Word::is_symbolic), entry) {
+            (false, _) => Ok(entry.to_string()),
+            (true, "main") => Ok(POSIX_ENTRY.to_string()),
+            (true, _) => Err(format!(
+                "a symbolic environment (--sym-arg, --sym-stdin, ...) starts the program at `main`, not `{entry}`"
+            )),
+        }
+    }
+
+    /// Whether fuzzing can run the program from `entry`: the fuzz server
+    /// calls `main` with concrete arguments and feeds stdin and the
+    /// `klee_make_symbolic` objects, so symbolic arguments and files are the
+    /// engine's alone.
+    pub fn fuzzable(&self, entry: &str) -> bool {
+        (entry == "main" || entry == POSIX_ENTRY)
+            && self
+                .parsed
+                .iter()
+                .all(|w| matches!(w, Word::Concrete(_) | Word::SymStdin { .. } | Word::StdinModel(_)))
+    }
+
+    /// The inputs a run explores, in words: what "proved equivalent" ranges
+    /// over. Besides these, the program's own `klee_make_symbolic` objects.
+    pub fn domain(&self) -> String {
+        let model = self.parsed.iter().find_map(|w| match w {
+            Word::StdinModel(m) => Some(*m),
+            _ => None,
+        });
+        let mut parts = Vec::new();
+        for w in &self.parsed {
+            parts.push(match *w {
+                Word::Concrete(ref c) => format!("the argument {c:?}"),
+                Word::SymArg { len } => format!("an argument of at most {len} bytes"),
+                Word::SymArgs { min, max, len } => {
+                    format!("{min} to {max} arguments of at most {len} bytes each")
+                }
+                Word::SymStdin { len } => match model.unwrap_or_default() {
+                    StdinModel::Tokens => format!(
+                        "stdin of {len} bytes, where scanf reads well-formed tokens (numbers in range, words)"
+                    ),
+                    StdinModel::Bytes => format!("every stdin of {len} bytes"),
+                },
+                Word::SymFiles { count, len } => format!("{count} files of {len} bytes"),
+                Word::StdinModel(_) => continue,
+            });
+        }
+        parts.push("the program's klee_make_symbolic objects".into());
+        parts.join("; ")
+    }
+
+    /// The shape of the engine's inputs, where a fuzz input maps to them:
+    /// not for stdin in token mode (its objects are made as scanf runs, each
+    /// where a number's text starts), nor for symbolic arguments and files
+    /// (the fuzzer runs concrete ones).
+    pub fn seed_shape(&self) -> Option<SeedShape> {
+        let (mut shape, mut bytes) = (SeedShape::Objects, false);
+        for w in &self.parsed {
+            match *w {
+                Word::Concrete(_) => {}
+                Word::SymStdin { len } => shape = SeedShape::StdinBytes(len),
+                Word::StdinModel(m) => bytes = m == StdinModel::Bytes,
+                Word::SymArg { .. } | Word::SymArgs { .. } | Word::SymFiles { .. } => return None,
+            }
+        }
+        (shape == SeedShape::Objects || bytes).then_some(shape)
     }
 }
 
@@ -264,21 +311,9 @@ pub enum SeedShape {
     StdinBytes(u32),
 }
 
-/// The shape of the engine's inputs under `words`, where a fuzz input maps to
-/// them: not for stdin in token mode (its objects are made as scanf runs,
-/// each where a number's text starts), nor for symbolic arguments and files
-/// (the fuzzer runs concrete ones).
+/// [`CommandLine::seed_shape`] of `words` (none if they do not parse).
 pub fn seed_shape(words: &[String]) -> Option<SeedShape> {
-    let (mut shape, mut bytes) = (SeedShape::Objects, false);
-    for w in parse_words(words).ok()? {
-        match w {
-            Word::Concrete(_) => {}
-            Word::SymStdin { len } => shape = SeedShape::StdinBytes(len),
-            Word::StdinModel(m) => bytes = m == StdinModel::Bytes,
-            Word::SymArg { .. } | Word::SymArgs { .. } | Word::SymFiles { .. } => return None,
-        }
-    }
-    (shape == SeedShape::Objects || bytes).then_some(shape)
+    CommandLine::parse(words).ok()?.seed_shape()
 }
 
 impl SeedShape {

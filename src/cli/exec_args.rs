@@ -194,7 +194,7 @@ pub struct EnvArgs {
 impl EnvArgs {
     /// The program's command line after argv[0]: `program_words` (the words
     /// after `--`) with the environment flags given before it.
-    pub fn words(&self, program_words: &[String]) -> anyhow::Result<Vec<String>> {
+    pub fn words(&self, program_words: &[String]) -> anyhow::Result<posix::CommandLine> {
         for (flag, given) in [("--sym-arg", &self.sym_arg), ("--sym-args", &self.sym_args)] {
             if let Some(v) = given {
                 anyhow::bail!(
@@ -207,6 +207,7 @@ impl EnvArgs {
         }
         let files = self.sym_files.as_deref().map(|v| (v[0], v[1]));
         posix::command_words(program_words, self.sym_stdin, files, self.stdin_model)
+            .and_then(|words| posix::CommandLine::parse(&words))
             .map_err(|e| anyhow::anyhow!("{e}"))
     }
 }

@@ -9,7 +9,6 @@ use clap::{Parser, Subcommand};
 mod completions;
 mod diff_patches;
 mod exec_args;
-mod outdir;
 pub mod progress;
 mod run;
 mod tools;
@@ -50,6 +49,17 @@ enum Command {
     Show(tools::ShowArgs),
     Unify(unify::UnifyArgs),
     Completions(completions::CompletionsArgs),
+}
+
+/// The plan `psychic diff-patches WORDS...` runs, for tests and benches that
+/// call the pipeline (`session::run`) with the command's words. Relative
+/// paths are the process's.
+pub fn diff_patches_plan(words: &[&str]) -> anyhow::Result<crate::session::Plan> {
+    let cli = Cli::try_parse_from(["psychic", "diff-patches"].iter().chain(words))?;
+    match cli.command {
+        Command::DiffPatches(a) => diff_patches::plan(&a, std::time::Instant::now()),
+        _ => unreachable!("parsed as diff-patches"),
+    }
 }
 
 /// The command-line interface, for completions and tests.

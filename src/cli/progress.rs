@@ -4,19 +4,20 @@
 //! and the user did not ask for quiet; otherwise it draws nothing at all.
 //!
 //! Any command can use it: [`Progress::stage`] between stages, and
-//! [`Tracked`] around the engine's halt observer to follow exploration.
+//! [`Progress::explored`] with the engine's snapshots.
 
 use std::io::IsTerminal;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::exec::{self, Control, HaltContext, HaltObserver, HaltedPath};
+use crate::budget::Budget;
+use crate::exec;
 
 pub struct Progress {
     bar: ProgressBar,
-    /// The exploration budget (`--max-time`), for "time left".
-    budget: Option<Duration>,
+    /// The end of the budget (`--max-time`), for "time left".
+    deadline: Option<Instant>,
 }
 
 impl Progress {
@@ -24,7 +25,7 @@ impl Progress {
     /// hidden one.
     pub fn on_stderr(wanted: bool) -> Progress {
         if !(wanted && std::io::stderr().is_terminal()) {
-            return Progress { bar: ProgressBar::hidden(), budget: None };
+            return Progress { bar: ProgressBar::hidden(), deadline: None };
         }
         let bar = ProgressBar::new_spinner();
         bar.set_style(
@@ -32,7 +33,7 @@ impl Progress {
                 .expect("a valid template"),
         );
         bar.enable_steady_tick(Duration::from_millis(100));
-        Progress { bar, budget: None }
+        Progress { bar, deadline: None }
     }
 
     /// Whether anything is drawn.
@@ -46,8 +47,8 @@ impl Progress {
         self.bar.set_message(what.into());
     }
 
-    pub fn set_budget(&mut self, budget: Option<Duration>) {
-        self.budget = budget;
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.deadline = budget.deadline();
     }
 
     /// `extra` (the caller's results so far), the time left, then the
@@ -60,8 +61,11 @@ impl Progress {
         if !extra.is_empty() {
             parts.push(extra.to_string());
         }
-        if let Some(b) = self.budget {
-            parts.push(format!("{:.0}s left", b.saturating_sub(st.elapsed).as_secs_f64().ceil()));
+        if let Some(d) = self.deadline {
+            parts.push(format!(
+                "{:.0}s left",
+                d.saturating_duration_since(Instant::now()).as_secs_f64().ceil()
+            ));
         }
         parts.push(format!(
             "{paths} paths, {} states ({} live), {} instructions, {} queries",
@@ -80,49 +84,5 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.bar.finish_and_clear();
-    }
-}
-
-/// A halt observer that also shows progress: halts go to `inner`, snapshots
-/// to the progress line with `extra(&inner)` appended.
-pub struct Tracked<'p, O, F> {
-    pub inner: O,
-    progress: &'p Progress,
-    extra: F,
-}
-
-impl<'p, O: HaltObserver, F: Fn(&O) -> String> Tracked<'p, O, F> {
-    pub fn new(inner: O, progress: &'p Progress, extra: F) -> Self {
-        Tracked { inner, progress, extra }
-    }
-}
-
-impl<O: HaltObserver, F: Fn(&O) -> String> HaltObserver for Tracked<'_, O, F> {
-    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
-        self.inner.on_halt(path, cx)
-    }
-
-    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
-        self.inner.on_end(cx)
-    }
-
-    fn on_domain(&mut self, domain: Result<&exec::InputDomain, &str>) {
-        self.inner.on_domain(domain)
-    }
-
-    fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
-        self.inner.open_pairs()
-    }
-
-    fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
-        self.inner.proved_by_exploration(pairs)
-    }
-
-    fn on_progress(&mut self, p: &exec::Progress<'_>) -> Control {
-        let control = self.inner.on_progress(p);
-        if self.progress.shown() {
-            self.progress.explored(p, &(self.extra)(&self.inner));
-        }
-        control
     }
 }

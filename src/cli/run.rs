@@ -8,7 +8,6 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
 use super::exec_args::{self, EnvArgs, ExecArgs};
-use super::outdir;
 use crate::compile::Toolchain;
 use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
@@ -91,11 +90,67 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if !a.program.is_file() {
         bail!("{}: no such file", a.program.display());
     }
-    let words = a.env.words(&a.args)?;
-    let entry = posix::entry_point(&words, &a.entry_point).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let command = a.env.words(&a.args)?;
+    let entry = command.entry(&a.entry_point).map_err(|e| anyhow::anyhow!("{e}"))?;
     if entry == posix::POSIX_ENTRY && a.libc == Libc::None {
         bail!("the symbolic environment is part of the libc model: drop --libc none");
     }
+    let module = load(&a)?;
+    if entry == posix::POSIX_ENTRY && module.entry("main").is_err() {
+        bail!("{}: no function `main` to start the symbolic environment in", a.program.display());
+    }
+
+    let program = std::iter::once(a.program.display().to_string());
+    let argv: Vec<String> = program.chain(command.words().iter().cloned()).collect();
+    let interrupt = exec_args::interrupt_on_ctrl_c();
+    let mut cfg = ExecConfig {
+        entry,
+        argv: argv.clone(),
+        revisions: a.revisions,
+        keep_paths: false,
+        interrupt: Some(interrupt),
+        ..ExecConfig::default()
+    };
+    a.exec.apply(&mut cfg, SearchKind::Default)?;
+    // Declared first, so that it outlives the executor that borrows it.
+    let mut writer: TestWriter;
+    let mut ex = Executor::new(&module, cfg).map_err(|e| match e {
+        crate::exec::ExecError::Load(crate::ir::LoadError::NoEntry { name }) => anyhow::anyhow!(
+            "{}: no function `{name}` to start in; name one with --entry-point",
+            a.program.display()
+        ),
+        e => anyhow::Error::new(e).context(a.program.display().to_string()),
+    })?;
+
+    let out = crate::report::outdir::create(a.output_dir.as_deref())?;
+    let opts = run::Options { dir: out.path.clone(), ktest_args: argv, progress: run::stderr_is_terminal() };
+    writer = match TestWriter::new(opts) {
+        Ok(w) => w,
+        Err(e) => {
+            let dir = out.path.display().to_string();
+            out.discard();
+            return Err(e).with_context(|| format!("{dir}: cannot write"));
+        }
+    };
+    writer.console.message(&format!("output directory is \"{}\"", run::display_dir(&out.path)));
+    for w in &module.warnings {
+        writer.console.message(&format!("WARNING: {w}"));
+    }
+    let summary = {
+        ex.set_observer(Box::new(&mut writer));
+        ex.run()
+    };
+    drop(ex);
+    let command_line = shell_words(std::env::args());
+    writer
+        .finish(&summary, &command_line, started, clock.elapsed())
+        .with_context(|| format!("{}: cannot write", out.path.display()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The program as the engine runs it: compiled if it is C, linked with the
+/// libc model unless `--libc none`.
+fn load(a: &RunArgs) -> Result<Module> {
     let is_c = a.program.extension().is_some_and(|e| e == "c");
     let scratch = tempfile::Builder::new()
         .prefix("psychic-run-")
@@ -125,56 +180,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         _ => Vec::new(),
     };
     let libs: Vec<&Path> = libs.iter().map(PathBuf::as_path).collect();
-    let module = Module::load_linked(&bitcode, &libs)?;
-    if entry == posix::POSIX_ENTRY && module.entry("main").is_err() {
-        bail!("{}: no function `main` to start the symbolic environment in", a.program.display());
-    }
-
-    let argv: Vec<String> = std::iter::once(a.program.display().to_string()).chain(words).collect();
-    let interrupt = exec_args::interrupt_on_ctrl_c();
-    let mut cfg = ExecConfig {
-        entry,
-        argv: argv.clone(),
-        revisions: a.revisions,
-        keep_paths: false,
-        interrupt: Some(interrupt),
-        ..ExecConfig::default()
-    };
-    a.exec.apply(&mut cfg, SearchKind::Default)?;
-    // Declared first, so that it outlives the executor that borrows it.
-    let mut writer: TestWriter;
-    let mut ex = Executor::new(&module, cfg).map_err(|e| match e {
-        crate::exec::ExecError::Load(crate::ir::LoadError::NoEntry { name }) => anyhow::anyhow!(
-            "{}: no function `{name}` to start in; name one with --entry-point",
-            a.program.display()
-        ),
-        e => anyhow::Error::new(e).context(a.program.display().to_string()),
-    })?;
-
-    let out = outdir::create(a.output_dir.as_deref())?;
-    let opts = run::Options { dir: out.path.clone(), ktest_args: argv, progress: run::stderr_is_terminal() };
-    writer = match TestWriter::new(opts) {
-        Ok(w) => w,
-        Err(e) => {
-            let dir = out.path.display().to_string();
-            out.discard();
-            return Err(e).with_context(|| format!("{dir}: cannot write"));
-        }
-    };
-    writer.console.message(&format!("output directory is \"{}\"", run::display_dir(&out.path)));
-    for w in &module.warnings {
-        writer.console.message(&format!("WARNING: {w}"));
-    }
-    let summary = {
-        ex.set_observer(Box::new(&mut writer));
-        ex.run()
-    };
-    drop(ex);
-    let command_line = shell_words(std::env::args());
-    writer
-        .finish(&summary, &command_line, started, clock.elapsed())
-        .with_context(|| format!("{}: cannot write", out.path.display()))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Module::load_linked(&bitcode, &libs)?)
 }
 
 /// The command line as a shell would take it back.

@@ -17,25 +17,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cluster::{Loose, Partial, Partition};
+pub use crate::outcome::OutputSelection;
 use crate::posix::ReplayEnv;
 use crate::replay::{self, Outcome};
-
-/// Which parts of a run count as its behaviour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct OutputSelection {
-    pub stdout: bool,
-    pub stderr: bool,
-    /// The exit status, the terminating signal and a timeout.
-    pub exit: bool,
-    /// `psychic_output` records (function outputs are recorded the same way).
-    pub annotations: bool,
-}
-
-impl Default for OutputSelection {
-    fn default() -> Self {
-        OutputSelection { stdout: true, stderr: false, exit: true, annotations: true }
-    }
-}
 
 /// One native run: its outcome and the annotations it recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -211,9 +211,6 @@ pub struct Differentiator<'a> {
     pairs_left: usize,
     /// What enumeration did, or why it did not run.
     pub enumeration: Option<crate::fuzz::EnumerationStats>,
-    /// Why enumeration cannot run whatever the domain (no fuzzing, inputs
-    /// the fuzz server does not make), if it cannot.
-    no_enumeration: Option<String>,
     /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
@@ -228,7 +225,9 @@ pub struct Differentiator<'a> {
     /// Hashes of the candidates replayed: an input is replayed once.
     replayed: std::collections::HashSet<u64>,
     saw_input: bool,
-    fuzzer: Option<crate::fuzz::Fuzzer>,
+    /// Inputs for native fuzzing, while someone takes them (`take_seeds`):
+    /// the halted paths' inputs, and candidates better run than replayed.
+    seeds: Option<Vec<KTest>>,
     /// Differential queries that timed out, to be asked again with a longer
     /// timeout, so that exploration never waits long for one.
     retries: std::collections::VecDeque<Retry>,
@@ -277,7 +276,6 @@ impl<'a> Differentiator<'a> {
             told_apart: vec![false; revisions * revisions],
             proved: vec![false; revisions * revisions],
             enumeration: None,
-            no_enumeration: None,
             pairs_left: revisions * revisions.saturating_sub(1) / 2,
             gaps: Default::default(),
             tests: Vec::new(),
@@ -288,7 +286,7 @@ impl<'a> Differentiator<'a> {
             limits,
             replayed: Default::default(),
             saw_input: false,
-            fuzzer: None,
+            seeds: None,
             retries: Default::default(),
             attempt: None,
             retry_time: Duration::ZERO,
@@ -296,44 +294,21 @@ impl<'a> Differentiator<'a> {
         }
     }
 
-    /// Fuzzing beside the engine: its candidates are confirmed as the run
-    /// goes, and it learns which pairs need no more tests.
-    pub fn attach_fuzzer(&mut self, fuzzer: crate::fuzz::Fuzzer) {
-        self.fuzzer = Some(fuzzer);
+    /// From now on the halted paths' inputs (and the candidates that
+    /// fuzzing should run rather than replay) wait in `take_seeds`.
+    pub fn offer_seeds(&mut self) {
+        self.seeds.get_or_insert_with(Vec::new);
     }
 
-    /// Enumeration cannot run, for `why`: `stats.enumeration` will say so.
-    pub fn without_enumeration(&mut self, why: &str) {
-        self.no_enumeration = Some(why.into());
+    /// The inputs for fuzzing since the last call.
+    pub fn take_seeds(&mut self) -> Vec<KTest> {
+        self.seeds.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    pub fn fuzzer(&self) -> Option<&crate::fuzz::Fuzzer> {
-        self.fuzzer.as_ref()
-    }
-
-    /// Confirms what fuzzing found, then stops it: its statistics. An
-    /// enumeration left over is taken too: what it proves, or why it did
-    /// not finish.
-    pub fn finish_fuzzing(&mut self) -> Option<crate::fuzz::FuzzStats> {
-        if let Err(e) = self.confirm_fuzzed() {
-            self.error.get_or_insert(e);
-        }
-        let (stats, left) = self.fuzzer.take()?.finish();
-        if let Err(e) = self.confirm_found(Vec::new(), left) {
-            self.error.get_or_insert(e);
-        }
-        Some(stats)
-    }
-
-    /// Replays fuzzing's and enumeration's candidates; keeps those that tell
-    /// apart a pair no test has told apart. Then takes enumeration's proofs.
-    pub fn confirm_fuzzed(&mut self) -> std::io::Result<()> {
-        let found = self.fuzzer.as_ref().map(crate::fuzz::Fuzzer::take_found).unwrap_or_default();
-        let enumerated = self.fuzzer.as_ref().and_then(crate::fuzz::Fuzzer::take_enumerated);
-        self.confirm_found(found, enumerated)
-    }
-
-    fn confirm_found(
+    /// Replays the tests fuzzing found and enumeration's witnesses; keeps
+    /// those that tell apart a pair no test has told apart. Then takes
+    /// enumeration's proofs.
+    pub fn confirm_found(
         &mut self,
         found: Vec<KTest>,
         enumerated: Option<crate::fuzz::Enumeration>,
@@ -442,7 +417,8 @@ impl<'a> Differentiator<'a> {
         }
     }
 
-    fn apart(&self, a: u32, b: u32) -> bool {
+    /// A confirmed test tells `a` and `b` apart.
+    pub fn apart(&self, a: u32, b: u32) -> bool {
         self.told_apart[a as usize * self.revisions + b as usize]
     }
 
@@ -627,8 +603,8 @@ impl<'a> Differentiator<'a> {
         let made_up = |p: &HaltedPath| p.approximations.iter().any(|a| a.kind == ApproxKind::Uninitialised);
         if made_up(h) || made_up(g) {
             self.stats.uninitialised_candidates += 1;
-            if let Some(f) = &self.fuzzer {
-                f.seed(&ktest);
+            if let Some(seeds) = &mut self.seeds {
+                seeds.push(ktest);
             }
             return Ok(());
         }
@@ -710,9 +686,6 @@ impl<'a> Differentiator<'a> {
         let path = self.tests_dir.join(format!("test{id:06}.ktest"));
         std::fs::rename(&candidate, &path)?;
         self.record(&partition);
-        if let Some(f) = &self.fuzzer {
-            f.told_apart(|a, b| partition.apart(a, b));
-        }
         let nondeterministic =
             (0..row.len()).filter(|&r| row[r].nondeterministic_under(self.cfg.outputs)).collect();
         self.tests.push(ConfirmedTest {
@@ -757,10 +730,15 @@ impl<'a> Differentiator<'a> {
     }
 }
 
-impl HaltObserver for Differentiator<'_> {
+impl Differentiator<'_> {
     /// The put-off differential queries, while the budget lasts; those left
-    /// are gaps of their pairs.
-    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
+    /// are gaps of their pairs. `between` runs before each (what fuzzing
+    /// found meanwhile may settle the pairs they are for).
+    pub fn end_with(
+        &mut self,
+        cx: &mut HaltContext<'_>,
+        mut between: impl FnMut(&mut Self) -> std::io::Result<()>,
+    ) {
         let before = cx.solver.stats().total_time;
         // Exploration no longer waits: each put-off query gets the full
         // timeout at once, not another short attempt the budget may not fit.
@@ -769,7 +747,7 @@ impl HaltObserver for Differentiator<'_> {
             r.timeout = full;
         }
         while !self.retries.is_empty() && !self.done() && !cx.solver.past_deadline() && self.error.is_none() {
-            if let Err(e) = self.confirm_fuzzed().and_then(|()| self.retry_one(cx)) {
+            if let Err(e) = between(self).and_then(|()| self.retry_one(cx)) {
                 self.error = Some(e);
             }
         }
@@ -781,15 +759,17 @@ impl HaltObserver for Differentiator<'_> {
         }
         self.stats.differential_seconds += (cx.solver.stats().total_time - before).as_secs_f64();
     }
+}
 
+impl HaltObserver for Differentiator<'_> {
+    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
+        self.end_with(cx, |_| Ok(()));
+    }
+
+    /// Alone, a differentiator has no fuzzer to enumerate the domain with.
     fn on_domain(&mut self, domain: Result<&crate::exec::InputDomain, &str>) {
-        use crate::fuzz::EnumerationStats;
-        match (domain, &self.no_enumeration, &self.fuzzer) {
-            (Ok(d), None, Some(f)) => f.enumerate(d.clone()),
-            (d, Some(why), _) => self.enumeration = Some(EnumerationStats::not_run(d.ok(), why)),
-            (Ok(d), None, None) => self.enumeration = Some(EnumerationStats::not_run(Some(d), "no fuzzing")),
-            (Err(why), None, _) => self.enumeration = Some(EnumerationStats::not_run(None, why)),
-        }
+        let why = domain.err().unwrap_or("no fuzzing");
+        self.enumeration = Some(crate::fuzz::EnumerationStats::not_run(domain.ok(), why));
     }
 
     fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
@@ -818,16 +798,9 @@ impl HaltObserver for Differentiator<'_> {
         }
     }
 
-    /// What the native engines found meanwhile: exploration may not halt a
-    /// path for a long while.
+    /// Exploration may not halt a path for a long while: a run whose pairs
+    /// were all settled meanwhile (by fuzzing's tests) stops here.
     fn on_progress(&mut self, _: &crate::exec::Progress<'_>) -> Control {
-        if let Some(f) = &self.fuzzer {
-            f.wait_for_proof();
-        }
-        if let Err(e) = self.confirm_fuzzed() {
-            self.error = Some(e);
-            return Control::Stop;
-        }
         if self.done() { Control::Stop } else { Control::Continue }
     }
 
@@ -839,10 +812,6 @@ impl HaltObserver for Differentiator<'_> {
             let bytes = path.symbolics.iter().map(|o| input.bytes_padded(o.array, o.size)).collect();
             Some(posix::path_ktest(args.clone(), &path.symbolics, bytes))
         });
-        if let Err(e) = self.confirm_fuzzed() {
-            self.error = Some(e);
-            return Control::Stop;
-        }
         let before = cx.solver.stats().total_time;
         self.seed_fuzzer(path, cx);
         let seeded = cx.solver.stats().total_time;
@@ -917,7 +886,9 @@ impl Differentiator<'_> {
     /// The path's input, as a seed for fuzzing: the one it followed, or a
     /// model of its condition (one query, mostly answered by the caches).
     fn seed_fuzzer(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) {
-        let Some(fuzzer) = &self.fuzzer else { return };
+        if self.seeds.is_none() {
+            return;
+        }
         let bytes = match &path.input {
             Some(input) => path.symbolics.iter().map(|o| input.bytes_padded(o.array, o.size)).collect(),
             None => {
@@ -929,7 +900,8 @@ impl Differentiator<'_> {
                 }
             }
         };
-        fuzzer.seed(&posix::path_ktest(self.program_args.clone(), &path.symbolics, bytes));
+        let seed = posix::path_ktest(self.program_args.clone(), &path.symbolics, bytes);
+        self.seeds.get_or_insert_with(Vec::new).push(seed);
     }
 }
 

@@ -50,9 +50,9 @@ use mutate::Layout;
 use server::{CoverageMap, Run, Server};
 pub use sweep::{Enumeration, EnumerationStats};
 
-use crate::diff::confirm::OutputSelection;
 use crate::exec::{InputDomain, SeedInbox};
 use crate::ktest::{KTest, Object};
+use crate::outcome::OutputSelection;
 
 /// What the fuzzer needs to know of the run.
 #[derive(Debug, Clone)]

@@ -213,9 +213,7 @@ impl Server {
             let asked_more = read_u32(&mut self.from)? != 0;
             let mut words = vec![0u8; sites.div_ceil(64) as usize * 8];
             self.from.read_exact(&mut words)?;
-            let reached = (0..sites)
-                .filter(|&s| words[(s / 8) as usize] & (1 << (s % 8)) != 0)
-                .collect();
+            let reached = (0..sites).filter(|&s| words[(s / 8) as usize] & (1 << (s % 8)) != 0).collect();
             let mut done = [0u8; 8];
             self.from.read_exact(&mut done)?;
             let mut bytes = vec![0u8; u64::from_le_bytes(done) as usize * 8];

@@ -7,6 +7,7 @@
 pub mod diagnostics;
 mod dot;
 mod html;
+pub mod outdir;
 pub mod sarif;
 mod shown;
 mod svg;

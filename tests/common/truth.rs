@@ -173,12 +173,18 @@ pub struct Run {
     pub wall: Duration,
 }
 
-/// Runs `psychic diff-patches` on `files` into `dir/out`, with `extra` flags.
+/// Runs the pipeline (`session::run`) as `psychic diff-patches` would on
+/// `files`, into `dir/out`, with `extra` flags.
 pub fn diff_patches(files: &[PathBuf], dir: &Path, extra: &[&str]) -> Run {
     let start = Instant::now();
-    let psychic = Path::new(env!("CARGO_BIN_EXE_psychic"));
-    let report = super::corpus::diff_patches(psychic, files, extra, dir).unwrap_or_else(|e| panic!("{e}"));
-    Run { report, wall: start.elapsed() }
+    let out = dir.join("out");
+    let files: Vec<String> = files.iter().map(|f| dir.join(f).display().to_string()).collect();
+    let mut words = vec!["-o", out.to_str().expect("a UTF-8 path")];
+    words.extend(files.iter().map(String::as_str));
+    words.extend(extra);
+    let plan = psychic::cli::diff_patches_plan(&words).unwrap_or_else(|e| panic!("{e}"));
+    let run = psychic::session::run(&plan, &psychic::session::Unwatched).unwrap_or_else(|e| panic!("{e:#}"));
+    Run { report: run.report, wall: start.elapsed() }
 }
 
 /// Every input of a reported test lies in the domain (psychic explores the

@@ -1,0 +1,127 @@
+//! The diff-patches pipeline as a library: one [`Plan`] in, one [`Outcome`]
+//! out. `cli` parses a command line into a plan and prints the outcome; tests
+//! and benches that need only results call [`run`].
+//!
+//! Three stages, data flowing one way:
+//! - `prepare`: the revisions loaded and checked one by one, the meta
+//!   program, its builds;
+//! - `explore`: the engine with the differentiator, and fuzzing with
+//!   enumeration beside it, joined by `explore::Exchange`;
+//! - `conclude`: clusters, the decision tree, each cluster's verdict, and the
+//!   report in the output directory.
+
+mod conclude;
+mod explore;
+mod prepare;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use crate::budget::Budget;
+use crate::exec::{self, ExecConfig};
+use crate::outcome::OutputSelection;
+use crate::posix::CommandLine;
+use crate::report::{self, Report};
+use crate::unify::MetaProgram;
+
+/// What to compare, and how.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Revision 0.
+    pub orig: PathBuf,
+    /// Patched files: revisions 1, 2, ...
+    pub revisions: Vec<PathBuf>,
+    /// Unified diffs against `orig`: the revisions after the files.
+    pub diffs: Vec<PathBuf>,
+    /// Where results go; none: `psychic-out-N` (`report::outdir`).
+    pub output_dir: Option<PathBuf>,
+    /// The behaviour compared.
+    pub outputs: OutputSelection,
+    /// Every function whose body differs records its outputs as annotations
+    /// (`unify::instrument::function_outputs`).
+    pub function_outputs: bool,
+    /// Native replay under AddressSanitizer.
+    pub asan: bool,
+    /// The time limit of one native replay.
+    pub replay_timeout: Duration,
+    /// Native replays at once.
+    pub jobs: usize,
+    /// Native differential fuzzing beside the engine.
+    pub fuzz: bool,
+    /// After exploration, fuzzing goes on until its corpus has not grown
+    /// for this long (within the budget).
+    pub fuzz_stall: Duration,
+    /// A directory of the user's tests: ktests, or stdin texts.
+    pub tests: Option<PathBuf>,
+    /// clang's flags for every build.
+    pub clang_flags: Vec<String>,
+    /// The engine's settings as the user gave them; the session adds what
+    /// the program decides (entry, command line, revisions, sites, seeds).
+    pub engine: ExecConfig,
+    /// The program's command line after argv[0].
+    pub command: CommandLine,
+    /// `--max-time`, from the command's start.
+    pub budget: Budget,
+}
+
+impl Plan {
+    /// Where the meta program starts: `main`, or the symbolic environment's
+    /// entry that calls it.
+    pub fn entry(&self) -> String {
+        self.command.entry("main").expect("a symbolic environment starts at main")
+    }
+}
+
+/// What a run produced: the report (also written into `out`) and the meta
+/// program its locations refer to.
+pub struct Outcome {
+    pub report: Report,
+    pub meta: MetaProgram,
+    pub out: PathBuf,
+}
+
+/// Who follows a run: the stages as they start, the engine's progress, and
+/// the warnings. Every method may do nothing ([`Unwatched`]).
+pub trait Watch {
+    /// `stage` starts; `what` says what it does.
+    fn stage(&self, _stage: &'static str, _what: String) {}
+    /// A snapshot of exploration; `results` says what it found so far.
+    fn explored(&self, _progress: &exec::Progress<'_>, _results: &dyn Fn() -> String) {}
+    /// Something the user must know of the answer.
+    fn warn(&self, _message: &str) {}
+    /// A hint on how the command was used.
+    fn advise(&self, _message: &str) {}
+}
+
+/// Nobody follows the run.
+pub struct Unwatched;
+
+impl Watch for Unwatched {}
+
+/// Runs the pipeline. The output directory is created once the revisions
+/// are known to compile and unify, and removed again if a later stage fails.
+pub fn run(plan: &Plan, watch: &dyn Watch) -> Result<Outcome> {
+    let s = prepare::sources(plan, watch)?;
+    let out = report::outdir::create(plan.output_dir.as_deref())?;
+    match stages(plan, &s, &out.path, watch) {
+        Ok(report) => Ok(Outcome { report, meta: s.meta, out: out.path }),
+        Err(e) => {
+            out.discard();
+            Err(e)
+        }
+    }
+}
+
+fn stages(plan: &Plan, s: &prepare::Sources, out: &std::path::Path, watch: &dyn Watch) -> Result<Report> {
+    let mut times = report::StageTimes { unify: s.unified, ..Default::default() };
+    let compiling = Instant::now();
+    let builds = prepare::builds(plan, s, out, watch)?;
+    // The compile stage's time counts the check before unify too.
+    times.compile = s.checked + compiling.elapsed().as_secs_f64();
+    let exploring = Instant::now();
+    let explored = explore::explore(plan, s, &builds, out, watch)?;
+    times.explore = exploring.elapsed().as_secs_f64();
+    conclude::conclude(plan, s, &builds, explored, out, watch, times)
+}
