@@ -326,10 +326,10 @@ fn layers_hold() {
             match (level.get(&from), level.get(&to)) {
                 (Some(&a), Some(&b)) if b > a => {}
                 (Some(&a), Some(&b)) => problems.push(format!(
-                    "{rel}:{line}: `{from}` (layer line {}) uses `{to}` (layer line {}), {}: {import}",
+                    "{rel}:{line}: `{from}` (ARCHITECTURE.md:{}) uses `{to}` (ARCHITECTURE.md:{}), {}: {import}",
                     table[a].0,
                     table[b].0,
-                    if a == b { "on its own line" } else { "above it" }
+                    if a == b { "a module of its own layer" } else { "a layer above it" }
                 )),
                 (_, None) if !present.contains(&to) => {
                     problems.push(format!("{rel}:{line}: `crate::{to}` is no module of src/: {import}"))
@@ -428,7 +428,8 @@ fn names_exist() {
     let doc = architecture();
     let d = defined();
     let span = Regex::new(r"`([^`\n]+)`").unwrap();
-    let mut problems = BTreeSet::new();
+    // What is wrong, and the lines of ARCHITECTURE.md that say it.
+    let mut problems: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut checked = 0;
     let mut fenced = false;
     for (n, line) in doc.lines().enumerate() {
@@ -442,7 +443,7 @@ fn names_exist() {
         for c in span.captures_iter(line) {
             checked += 1;
             if let Some(p) = check_name(&c[1], &d) {
-                problems.insert(format!("{p} (ARCHITECTURE.md:{})", n + 1));
+                problems.entry(p).or_default().push(n + 1);
             }
         }
     }
@@ -450,7 +451,14 @@ fn names_exist() {
     assert!(
         problems.is_empty(),
         "ARCHITECTURE.md names what the tree lacks:\n  {}\n",
-        problems.into_iter().collect::<Vec<_>>().join("\n  ")
+        problems
+            .iter()
+            .map(|(p, lines)| {
+                let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
+                format!("{p} (ARCHITECTURE.md:{})", lines.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n  ")
     );
 }
 
