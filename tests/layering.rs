@@ -151,7 +151,10 @@ fn code_only(text: &str) -> String {
             let hashes = b[s..].iter().take_while(|&&c| c == b'#').count();
             let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
             let body = s + hashes + 1;
-            let end = b[body..].windows(close.len()).position(|w| w == close).map_or(b.len(), |n| body + n + close.len());
+            let end = b[body..]
+                .windows(close.len())
+                .position(|w| w == close)
+                .map_or(b.len(), |n| body + n + close.len());
             blank(&mut out, i, end);
             i = end;
         } else if b[i] == b'"' {
@@ -358,7 +361,8 @@ struct Defined {
 }
 
 fn defined() -> Defined {
-    let item = Regex::new(r"\b(?:struct|enum|trait|type|fn|const|static|mod|union)\s+([A-Za-z_]\w*)").unwrap();
+    let item =
+        Regex::new(r"\b(?:struct|enum|trait|type|fn|const|static|mod|union)\s+([A-Za-z_]\w*)").unwrap();
     let member = Regex::new(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?([A-Za-z_]\w*)\s*(?:[,({:=]|$)").unwrap();
     let inline_field = Regex::new(r"[{,]\s*([a-z_]\w*)\s*:[^:]").unwrap();
     let mut d = Defined { items: BTreeSet::new(), members: BTreeSet::new(), modules: BTreeSet::new() };
@@ -378,15 +382,19 @@ fn defined() -> Defined {
 }
 
 fn is_camel(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().any(|c| c.is_ascii_lowercase()) && !s.contains('_')
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.chars().any(|c| c.is_ascii_lowercase())
+        && !s.contains('_')
 }
 
 /// What is wrong with one backticked span, if it names something of ours.
 fn check_name(span: &str, d: &Defined) -> Option<String> {
-    const PREFIXES: &[&str] = &["src/", "tests/", "benches/", "fixtures/", "runtime/", "editors/", "grammars/", "specs/"];
+    const PREFIXES: &[&str] =
+        &["src/", "tests/", "benches/", "fixtures/", "runtime/", "editors/", "grammars/", "specs/"];
     if PREFIXES.iter().any(|p| span.starts_with(p)) {
         let path = span.trim_end_matches('/');
-        return (!path.contains('*') && !root().join(path).exists()).then(|| format!("`{span}`: no such file"));
+        return (!path.contains('*') && !root().join(path).exists())
+            .then(|| format!("`{span}`: no such file"));
     }
     let rust = Regex::new(r"^[A-Za-z_]\w*(::[A-Za-z_]\w*)*(\(\))?$").unwrap();
     if !rust.is_match(span) || EXTERNAL.contains(&span) {
