@@ -1,6 +1,16 @@
 //! clang 19 as psychic's C front end: bitcode for the engine, native binaries for
 //! replay. Every command line gets the runtime's include path, so programs that
 //! `#include <klee/klee.h>` build unmodified.
+//!
+//! clang is `$PSYCHIC_CLANG`, else `clang-19`, else `/usr/lib/llvm-19/bin/clang`.
+//! Bitcode is built with `-g -O0 -Xclang -disable-O0-optnone`; a native binary
+//! is linked with the replay library and libm, optionally with AddressSanitizer;
+//! the fuzz build (`Toolchain::fuzz_server`) is described in `crate::fuzz`.
+//! `Toolchain::libc_model_cached` compiles the libc model once per model version
+//! and clang into `$PSYCHIC_CACHE_DIR` (else `$XDG_CACHE_HOME/psychic`, else
+//! `~/.cache/psychic`): an entry is built aside and renamed into place, lists its
+//! files in link order in `manifest`, and is never changed; without a usable
+//! cache the model is compiled into the run's scratch directory.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

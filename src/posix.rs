@@ -5,6 +5,82 @@
 //! (`runtime/symbolic/posix.c`), the rendering of stdin tokens into the
 //! `stdin` object, and what a native replay feeds the program (argv, stdin,
 //! files).
+//!
+//! `runtime/symbolic/posix.c` is the C half:
+//! - `__psychic_posix_main(argc, argv)` is where the engine starts when the
+//!   command line has a symbolic option (`entry_point`): it parses the words as
+//!   `klee_init_env` does (`--sym-arg N`: object `argNN` of N+1 bytes, the last
+//!   forced to NUL; `--sym-args MIN MAX N`: `n_args` from `klee_range`, and the
+//!   loop over it forks per count; `--sym-files K N`: `A-data` and
+//!   `A-data-stat` ...; `--sym-stdin N`: `stdin` and `stdin-stat`; then
+//!   `model_version` = 1), in KLEE's object order, and calls `main`.
+//! - stdin is **exactly N bytes**, as in KLEE (`stdin-stat`'s `st_size` is
+//!   assumed equal to N); a shorter input is expressed by its content (a
+//!   newline, spaces). Without `--sym-stdin` stdin is empty.
+//! - Streams: stdin and files are `vfile`s (data, stdio position, buffered end,
+//!   descriptor position). stdio fills its buffer as glibc does, one `read` of
+//!   up to BUFSIZ bytes, so a `read(0, ...)` after `getline` sees what glibc
+//!   would. getchar, fgetc, getc, ungetc, fgets, fread, getline/getdelim, read,
+//!   feof, fileno, fopen/open of `A`...`Z` (any directory), fclose/close. Bytes
+//!   are compared with `|` chains, so a class test (space, digit) forks once.
+//! - scanf, fscanf, sscanf, vsscanf (under their `__isoc99_`/`__isoc23_` names
+//!   too): `%d %i %u %o %x %X %c %s %[...] %n %%`, the floats `%f %F %e %E %g
+//!   %G %a %A`, `*`, widths, and `hh h l ll j z t L q` (for a float, `ll L q`
+//!   are long double, `l j z t` double, as in glibc). Integers are collected as
+//!   glibc does and converted by the model's `strtoll`/`strtoull`. Floats
+//!   likewise: glibc's gathering (sign, `nan`, `inf`/`infinity`, `0x`, digits,
+//!   one `.`, an `e`/`p` exponent; a mismatch inside `nan`/`inf` or a text
+//!   without digits is a matching failure, "1e" reads 1 with the `e` consumed),
+//!   then the model's `strtof`/`strtod`. A decimal of at most 15 digits (float:
+//!   7) with a decimal exponent within ±22 (±10) is converted in C by Clinger's
+//!   fast path (the digits as an integer, exact in the type, times or divided by
+//!   an exact power of ten: one correctly rounded operation, as glibc's result
+//!   is). Anything else (more digits, larger exponents, hex, NaN payloads,
+//!   `%Lf`) goes through the engine's `__psychic_parse_float` hook: the text's
+//!   bytes are concretised (recorded) and converted by the host's glibc, which
+//!   is what the native replay runs. `%p`, `%lc`/`%ls`, an unterminated `%[` and
+//!   a float text over 64 bytes end the path with a `model` error naming the
+//!   conversion and the format.
+//!
+//! **Stdin models** (`--stdin-model`, `StdinModel`). `bytes`: the above over
+//! the N symbolic bytes; exact, but every digit forks. `tokens` (default), for
+//! scanf on stdin only: an integer conversion without width makes one typed
+//! input of the target's size, `stdin-tok-POS-KIND` (KIND `d` signed decimal,
+//! `u` unsigned, `x` hex, `o` octal); a float conversion without width a double
+//! (KIND `f`; `%f` into a float rounds it, so revisions that read one number as
+//! a float and as a double share the token; the rendered text is one strtod
+//! reads back and strtof reads as that rounding; `%Lf` reads bytes), its bits
+//! assumed finite, infinite or the quiet NaN without payload; `%s` one of up to
+//! width-or-N non-space bytes (NUL-padded; kind `s`). POS is the raw stdin byte
+//! the token's text precedes. The raw byte after a token is its separator:
+//! assumed not alphanumeric, and white space by whatever skips it; `%c`, `%[`,
+//! literals and getchar/fgets read raw bytes, so `%c` after `%d` reads the
+//! separator exactly. Each token needs a raw byte left for its separator, so N
+//! bounds the number of tokens and `while (scanf(...) == 1)` ends.
+//! `render_tokens` turns a model into the ktest: each token's text is inserted
+//! before its raw byte in `stdin` (a float as Rust's shortest round-trip text,
+//! `nan`/`-nan` for the NaNs), token objects are dropped, and `stdin-stat`'s
+//! size becomes the rendered length; natively the program then reads the same
+//! values. Inexact by design (paths are lost, never wrong ones added): in token
+//! mode an integer read never fails or overflows, the separator is never e.g.
+//! `,` where a format skips white space, and text glibc would accept beyond a
+//! token (a leading `+`, `0x` for `%x`, a NaN payload, a float's `1e`) is never
+//! produced; `bytes` mode has all of these. sscanf and fscanf on files always
+//! parse bytes. diff-patches' native confirmation discards any candidate the
+//! rendering gets wrong. A test written in token mode holds the rendered
+//! `stdin`, not the tokens, so as a seed it guides only a byte-mode run.
+//! (`benches/README.md` has what each model costs.)
+//!
+//! Tests and replay: `ExecConfig::argv` is `argv[0]` and the words, which
+//! `__psychic_posix_main` parses; every ktest of a path is built by `path_ktest`
+//! (the inputs in order, with their bytes, then `render_tokens`) and records the
+//! words in its `args`, as KLEE does (`sym_argvs`/`sym_argv_len` are 0, KLEE's
+//! legacy fields). `replay_env` gives, from a ktest, the argv (concrete words
+//! and `argNN` values up to their NUL, `n_args` of them for `--sym-args`),
+//! stdin (`stdin` cut to `stdin-stat`'s size) and files (`A-data` → `A`) a
+//! native run gets; `crate::replay::run` writes the files into a scratch
+//! directory that is the program's working directory. `parse_words` gives
+//! errors that teach (stdin asked for twice, a missing number, MIN above MAX).
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;

@@ -1,5 +1,12 @@
 //! Native replay: runs a binary built by `compile::Toolchain::native` on one test,
 //! as one revision, under a timeout, and records what it did.
+//!
+//! The result is an `Outcome` (stdout, stderr, exit status, signal); stdout and
+//! stderr keep at most `MAX_CAPTURE` (1 MiB) each and say when they were cut.
+//! The environment's files of a ktest (`crate::posix::replay_env`) are written
+//! into a scratch directory that is the program's working directory. The
+//! budget all replays of a command share is `crate::diff::confirm`'s
+//! `ReplayLimits`.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -3,6 +3,40 @@
 //!
 //! [`Installed`] writes them into a private temporary directory that lives as long
 //! as the value; `compile` adds its `include/` to every clang command line.
+//!
+//! The files:
+//! - `runtime/include/klee/klee.h`: the KLEE-compatible API, plus
+//!   `__klee_meta(site)`, which asks which revision runs.
+//! - `runtime/include/psychic.h`: `psychic_output(name, value)` annotations.
+//! - `runtime/native/psychic_native.c`: the native replay library, built by
+//!   `build.rs` with the `cc` crate. `KTEST_FILE` feeds `klee_make_symbolic` in
+//!   order, by name (KLEE's libkleeRuntest conventions); `PSYCHIC_REVISION` is
+//!   what `__klee_meta` returns. Exit status 120: the input lies outside a
+//!   `klee_assume`; 121: the test cannot be replayed. The objects of the
+//!   symbolic environment (`argNN`, `n_args`, `stdin`, `stdin-stat`, `A-data`,
+//!   `A-data-stat`, `model_version`) are skipped unless asked for by name:
+//!   replay feeds them as the command line, stdin and files
+//!   (`posix::replay_env`).
+//! - `runtime/native/psychic_fuzz.c`: the fuzz server (`crate::fuzz`).
+//! - `runtime/symbolic/`: the libc model (its README), C compiled to bitcode and
+//!   linked into the program (`Module::load_linked`; every definition weak, so
+//!   the program's own wins): string.h, ctype.h (glibc's `__ctype_b_loc`
+//!   tables), strto*/atoi/atof, qsort/bsearch, rand, and `env.c`: errno, the
+//!   `stdin`/`stdout`/`stderr` objects the engine recognises by address, and
+//!   `fflush`/`setvbuf`/`setbuf` as no-ops (the engine records output
+//!   unbuffered). What needs engine internals is in the engine
+//!   (`exec/special.rs`, `exec/stdio.rs`).
+//! - `runtime/symbolic/posix.c`: the symbolic environment, KLEE's POSIX runtime
+//!   in small, and the input half of stdio (`crate::posix` says what it models).
+//!   **Why C, not the engine:** the input side needs no engine internals
+//!   (output stays in the engine, structured for the differentiator); in C the
+//!   byte-exact model is glibc's algorithm run symbolically, forks and all, and
+//!   the engine keeps one mechanism for inputs (`klee_make_symbolic`, so seeds,
+//!   ktests and the differentiator's object matching work unchanged). The
+//!   engine's only hooks are the entry point, `__psychic_model_error` (a
+//!   `model` error located at the program's call) and `__psychic_parse_float`
+//!   (a float's text beyond the fast path, made concrete and converted by the
+//!   host's glibc).
 
 use std::fs;
 use std::io;

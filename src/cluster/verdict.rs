@@ -4,6 +4,9 @@
 //! their paths settled, or when enumeration ran them alike on every input of
 //! the domain (`fuzz::sweep`); otherwise they are **not separated**, with
 //! the reasons that keep it from being a proof.
+//!
+//! The session supplies the reasons: the cluster's revisions are not all the
+//! same text, and their coverage has approximations or their pairs have gaps.
 
 use serde::{Deserialize, Serialize};
 

@@ -10,6 +10,22 @@
 //! partial never separates by itself: it joins a class it is alike to, and the
 //! test does not tell it apart from the other classes it is alike to either
 //! ([`Partition::apart`]).
+//!
+//! `replay_within` runs the tests on `jobs` threads under one `ReplayLimits`,
+//! the budget every replay of a command shares: the `--max-time` deadline, a
+//! run's own limit (at most 100 times the slowest normal run, at least a second
+//! more than it), and one allowance for runs that hang (4 times the replay
+//! timeout, at most a third of the time left); once it is spent a run gets
+//! 250 ms, and a cut run is `cut_short`, never a difference. An `Observation`
+//! is a run's outcome, its annotation records and whether it was cut. Every
+//! test runs twice per revision, on the ASan build and on `meta.perturbed`
+//! (locals filled with a pattern): a revision whose two runs disagree is seen
+//! only through what both agree on (the common prefix of stdout, no exit), and a
+//! timed-out or cut run only through what it printed. Two views differ only
+//! where both show a part and the parts differ, so a timeout never differs from
+//! a timeout by how far each got. A revision whose view fits more than one
+//! class is `Loose` (with the reason, `cluster::Partial`), never a class of its
+//! own. `OutputSelection` says which outputs count.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -8,6 +8,17 @@
 //!   magnitudes (rounding is monotone), found by binary search with the
 //!   glibc-exact formatter, so "prints this text" is a range test on the
 //!   bits, exact.
+//!
+//! Against a concrete text (bytes, or a constant double under the same spec)
+//! the term is exact: the interval of magnitudes, plus infinity and the NaNs of
+//! that sign; the conversion stands for the one length of the bytes'
+//! float-like run (digits, point, sign, padding, exponent, `inf`, `nan`) that
+//! the next byte allows and some double prints, else a difference everywhere.
+//! Two symbolic doubles under the same spec differ unless their bits are equal
+//! or both are NaNs of one sign: a may-differ term, since `%.2f` of 0.301 and
+//! 0.302 agree. `sharpened` turns it, given a model, into a must-differ term
+//! (one side keeps the text it has there, the other prints another), for a
+//! better candidate, never for a proof.
 
 use crate::exec::printf::{self, Arg, Piece, Spec};
 use crate::expr::{ExprId, ExprPool};

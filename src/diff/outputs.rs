@@ -8,6 +8,24 @@
 //! values. Where the structure itself differs (other text, another
 //! conversion, another error kind), the difference holds on every input both
 //! paths accept; native replay then settles the exact bytes.
+//!
+//! `difference(a, b, selection)` covers the exit status (or the error kind),
+//! stdout, stderr, and annotations by name and bytes. A stream is a sequence of
+//! atoms: concrete bytes (text, and the literal parts of symbolic formats),
+//! symbolic bytes (a plain `%c`, the bytes of a symbolic `fwrite`, a plain `%s`
+//! of a symbolic string) and the other conversions with their arguments. Two
+//! streams align atom by atom: bytes against bytes compare as bytes; a
+//! conversion against the same conversion compares its arguments (a `%c` by its
+//! low byte; `%lf` and `%.6f` are `%f`: `l` does nothing to a float, and 6 is
+//! the default precision); a plain integer conversion against a run of bytes
+//! that could be its digits means "the bytes are digits, without a leading
+//! zero, spelling the argument" (so `printf("3")` on one path and
+//! `printf("%d", x)` on another differ exactly where `x != 3`). Digits that
+//! `sprintf` wrote for a symbolic magnitude `m` (`printf::digit_byte`,
+//! recognised by rebuilding them) spell `m` itself, so `printf("%d", x)` against
+//! `sprintf` + `fputs` of `y` is `x != ±y`, one linear term instead of an
+//! identity over a chain of divisions. Each term is false only where its two
+//! pieces print the same bytes, so the disjunction never misses a difference.
 
 use crate::exec::printf::{self, Piece, Spec};
 use crate::exec::{FmtArg, HaltedPath, OutputEvent, Stream, Termination};

@@ -9,6 +9,11 @@
 //! paths went through and, where they ended, what ended them; a pair whose
 //! differing sites no path of both reached is not proved, and the reason
 //! says where their paths ended.
+//!
+//! `Reach` holds, per revision, the differing sites reached, and for the paths
+//! that reached none the error kind and location where they ended, with an
+//! example ktest. For a memory error the judge asks whether the plain native
+//! build (`meta.plain`, no ASan, built only then) goes on past it, and says so.
 
 use std::collections::{BTreeMap, BTreeSet};
 

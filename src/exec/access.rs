@@ -2,6 +2,23 @@
 //! (forking per object, with bounds checks as error paths), loads and stores
 //! of typed values, and the conversion between values and their byte
 //! images. KLEE's `executeMemoryOperation` and `AddressSpace::resolve`.
+//!
+//! A symbolic address that `getelementptr` computed from an object
+//! (`Executor::provenance`, by expression) resolves to that object alone: an
+//! access that may leave it is an out-of-bounds error path, never a read of
+//! whatever object the engine's layout puts there (C forbids the arithmetic,
+//! and natively the address lands wherever the binary's layout puts it, so
+//! such a path never replays). Within ASan's least redzone of the object (16
+//! bytes around a heap chunk, 32 around stack and global objects) the error is
+//! exact; farther out it is an `undefined` approximation too, since ASan may
+//! not see it. Addresses without provenance (integer casts, selects of two
+//! objects) resolve as KLEE does, to every object they may fall into.
+//!
+//! Objects are found by their capacity; for an object of symbolic size every
+//! bounds check (`in_bounds`: in `resolve_in`, the one-object fast path and
+//! `resolve_fork`; a concrete address into it goes through `resolve_in`) also
+//! asks `offset + length <= sym_size`, and forks a `ptr` error where that may
+//! fail (`check_or_fail`); a string read from it must end within the size.
 
 use crate::expr::ExprId;
 use crate::expr::fold::mask;

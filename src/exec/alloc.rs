@@ -10,6 +10,25 @@
 //! size and recorded as such. Sizes natively refused are errors: a stack larger than
 //! `MAX_ALLOC`, a heap object larger than AddressSanitizer's limit, a
 //! calloc whose count times size overflows.
+//!
+//! In detail: a size the input decides is a count times a concrete unit
+//! (calloc's symbolic factor; where both are symbolic the size is concretised).
+//! Where it may exceed what the native build serves it is an error path: over
+//! `MAX_ALLOC` for the stack (`exec`, natively a stack overflow), over ASan's
+//! 1 TiB for the heap (`alloc`: ASan aborts there, a negative `n * sizeof` and
+//! an overflowing calloc included). Up to `SYM_CAP` (64 KiB) the state commits
+//! to that range (a copy takes the rest, `assume_or_fork`, and concretises it to
+//! the least of those sizes, whose loops are shortest; recorded), and the object
+//! gets the smallest power-of-two capacity no feasible size exceeds. **Why an
+//! object of symbolic size, not a fork per size:** loops over the array fork per
+//! size anyway where the program's behaviour depends on it, and a path that
+//! does not depend on it (a read of `a[n - 1]`) stays one path; no bound on the
+//! number of sizes is needed. The capacity is what every copy of the state
+//! holds, hence the cap. As ASan does, malloc(0) serves one byte
+//! (`ite(n == 0, 1, n)`), and realloc to 0 frees and returns NULL. realloc
+//! copies the smaller capacity with its unwritten marks (past either size no
+//! access succeeds) and marks the bytes from the least old size the path allows
+//! as unwritten (natively garbage; recorded as an approximation).
 
 use crate::expr::ExprId;
 use crate::expr::fold::mask;

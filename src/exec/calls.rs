@@ -2,6 +2,10 @@
 //! areas (`va_start` reads them), function pointers, and the LLVM
 //! intrinsics the engine runs itself. Special (modelled) functions are
 //! `special.rs`'s; this room decides which kind of callee a call reaches.
+//!
+//! A memcpy, memmove or memset of a symbolic length (`sizeof` an input-sized
+//! array) calls the libc model's byte loop, which forks per feasible length,
+//! rather than concretising the length.
 
 use crate::expr::FloatOp;
 use crate::expr::float::FBinOp;

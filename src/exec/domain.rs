@@ -11,6 +11,22 @@
 //! (`crate::fuzz`'s enumeration). Where there is no such box, or the run
 //! ends before every stretch has, the observer learns why: enumeration's
 //! absence is never silent.
+//!
+//! How: `ExecutionState::domain_constraints` holds while all of a path's
+//! constraints came from `klee_assume`; `note_domain` records each revision's
+//! inputs and constraints at every `klee_make_symbolic`, `klee_assume` and
+//! `klee_range` in that stretch, and `step_domain` counts the stretches still
+//! open (a split on the revision opens two) and, when none is, makes the hull of
+//! every revision's box. Each bound is a binary search of queries (signed or
+//! unsigned, whichever is narrower) that share 1 s a revision, any one taking
+//! what is left of it, since on a busy machine a 10 ms query takes 100; it is
+//! given up past `MAX_INPUTS` inputs (float inputs make slow queries and boxes
+//! too large to enumerate). The observer hears once (`HaltObserver::on_domain`):
+//! the box, or why there is none (an input that is no integer of 1, 2, 4 or 8
+//! bytes, found before any query; a box over `MAX_INPUTS`; queries past their
+//! time; revisions whose first inputs differ), or, when the run ends with a
+//! stretch open (`end_all`), which revisions had not yet branched on an input.
+//! Seeds from outside wait until the domain is known (`seeds.rs`).
 
 use super::executor::Executor;
 use super::state::{ExecutionState, SymbolicObject};

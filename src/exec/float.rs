@@ -2,6 +2,15 @@
 //! definition of the semantics); a symbolic operand makes a `Node::Float` term, which the solver
 //! decides in IEEE-754 theory, bit-exact with the native build. Sign operations (neg, fabs,
 //! copysign) are bit operations on either.
+//!
+//! The operations of `Node::Float`: fadd..frem, fcmp, every conversion, sqrt,
+//! floor/ceil/trunc/round/rint, fmin/fmax, fma, fmod. `llvm.fmuladd` (clang's
+//! contraction of `a * b + c`) is a multiplication and an addition, each
+//! rounded, as x86-64 without FMA computes it. libm functions without an exact
+//! model (pow, exp, log, the trigonometric ones, cbrt, hypot...) concretise
+//! their arguments (recorded) and call the host's glibc, which the native build
+//! calls too. `long double` (x87) stays an unsupported type: a path that
+//! computes on one ends, reported.
 
 use crate::expr::float::{self, FBinOp, FKind, FUnary};
 use crate::expr::{ExprId, FloatOp};

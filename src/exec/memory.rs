@@ -10,6 +10,12 @@
 //! An object's bytes are concrete, or per-byte symbolic expressions; after a
 //! write at a symbolic offset the object is an array term (`const_array` +
 //! `store`s) that every later access goes through.
+//!
+//! `AddressSpace` keeps objects in a `Slab` of `Rc<ObjectState>` indexed by base
+//! address, plus recent-lookup hints. Stack and heap regions grow up. An
+//! object's `size` is its capacity; `sym_size`, where the input decides the
+//! size, is the expression accesses are checked against (`alloc.rs`,
+//! `access.rs`).
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

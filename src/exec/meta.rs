@@ -5,6 +5,11 @@
 //! split by target, and a halted path's outputs split per revision group.
 //! This is psychic's own concern (KLEE has none), so it lives apart from
 //! the instruction semantics it hooks into.
+//!
+//! Every split notes where it happened (`Executor::split_at`), for the report's
+//! reach. A split is a split of the state's `RevSet`: each part re-runs the
+//! instruction, before any side effect, so path constraints never mention the
+//! revision and the solver never sees it.
 
 use crate::expr::{ExprId, ExprPool};
 use crate::ir::cfg::block_insts;

@@ -8,6 +8,12 @@
 //! rendered later from a model through the same function. [`layout`] is the
 //! one implementation of the layout: generic over the byte type, it also
 //! renders `sprintf`'s symbolic text, with digits as expressions (stdio.rs).
+//!
+//! Checked against glibc's snprintf on 434,688 format and value combinations
+//! (`tests/printf_glibc.rs`: every flag set, widths, precisions up to `.20`;
+//! doubles passed by their bits: ties at each precision, subnormals, DBL_MAX,
+//! 1e23, signed zeros, NaNs with signs and payloads, values from float). It
+//! follows glibc 2.36 where glibc strays from C: `%#g` of 999999.5 is `1.e+06`.
 
 use crate::expr::{ExprId, ExprPool};
 

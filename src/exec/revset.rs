@@ -1,4 +1,6 @@
 //! The set of revisions that follow a state: a fixed-size bitset, `Copy`.
+//!
+//! At most `MAX_REVISIONS` (256) revisions.
 
 use std::fmt;
 

@@ -3,6 +3,42 @@
 //! inputs another engine found, from the [`SeedInbox`] (hybrid fuzzing: the
 //! native fuzzer's corpus leads the engine into code its own search has not
 //! reached, and the engine's queries solve what fuzzing cannot there).
+//!
+//! Seeds from the command line (`ExecConfig::seeds`, KLEE's `--seed-dir`): each
+//! state lists the seed ktests it agrees with. A new input binds each seed's
+//! bytes for that input (`Executor::seed_values`, one `Assignment` per seed; a
+//! seed whose object there has another name or size is dropped for the path);
+//! after every step the constraints added since the last check are evaluated
+//! under each seed, and seeds they reject are dropped. No solver call is
+//! involved.
+//!
+//! Cross seeding (`ExecConfig::cross_seed`, on in diff-patches): a path that
+//! ends takes an input (the seed it followed, or a model of its path
+//! condition), and every live state of disjoint revisions whose constraints
+//! that input satisfies, and whose inputs so far are a prefix of the path's,
+//! gets it as a new seed (`SeedsFirst` runs it next). So the paths of the other
+//! revisions over the same input halt soon after, and the differentiator
+//! compares paths that share inputs instead of waiting for each revision's
+//! depth-first order to get there (IntroClass digits: the one input, INT_MIN,
+//! on which p08 differs). The input travels with the `HaltedPath` (`input`).
+//!
+//! Seeds from outside (`ExecConfig::seed_inbox`): another thread offers ktests
+//! whose objects are the program's `klee_make_symbolic` calls in order; the
+//! inbox keeps the newest 64, and at every `PROGRESS_INTERVAL` the engine takes
+//! the newest, up to four that some unseeded live state agrees with (its inputs
+//! so far a prefix of the ktest's, by name and size, and its constraints true
+//! under the bytes: cross seeding's test), which become seeds of all those
+//! states. An input no unseeded live state agrees with is dropped: its path is
+//! explored, or a seed already leads a state along it. **Why a few per
+//! interval:** seeded states run before every other, and a fuzzer keeps inputs
+//! in bursts (a new region opens many new edges at once); the engine's own
+//! search keeps its share, and the newest inputs went deepest. None is taken
+//! before the input domain is known (`domain.rs`): it waits for every
+//! revision's states to branch on an input, which seeded states running first
+//! with slow queries would put off. `ExecStats::inbox_seeds`, `inbox_seeded`
+//! and `inbox_paths` count the inputs taken, the states they were handed to,
+//! and the paths that followed one to an exit or an error. A state waiting to
+//! merge or put aside is never handed a seed (`states_on`).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

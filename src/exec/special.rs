@@ -9,6 +9,12 @@
 //! To model another libc function in the engine: add a variant, its name(s)
 //! in [`Handler::lookup`], and its semantics in `Executor::call_special`.
 //! Prefer C in the model where the function needs no engine internals.
+//!
+//! Also here: realloc and free, `psychic_output_bytes`, the libm functions that
+//! are intrinsics, and `__psychic_parse_float` (a float text beyond the C
+//! model's fast path: concretised, recorded, converted by the host's glibc).
+//! Unknown functions are `external` errors, or with `ExternalCalls::Native` a
+//! `dlsym` call on up to six concrete integer arguments.
 
 use std::ffi::CString;
 

@@ -15,6 +15,29 @@
 //!
 //! Other `FILE *` streams are not modelled: a write to one is an `external`
 //! error.
+//!
+//! In detail: the printf family is one `PrintFn` (destination, format index,
+//! `va_list` or not) for printf, fprintf, sprintf, snprintf, their `v` forms
+//! and glibc's `_chk` forms; `va_list`s are read as x86-64 SysV lays them out.
+//! A string argument (`Executor::c_string`) ends at the first byte that is 0 on
+//! the path, concretely or as an expression the path fixes (a NUL stored at an
+//! index the input decides); a byte that may be 0 or not stays in it.
+//!
+//! **sprintf into memory is exact**: digits are expressions
+//! (`'0' + (m / 10^j) % 10`, nibbles for `%x`), laid out by `printf::layout`
+//! over `Byte`. Where the length of a conversion's text depends on the input
+//! (sign and digit count of `%d`/`%u`/`%x`/`%o`, zero under a precision or
+//! `#`, where a symbolic `%s` string ends), the state commits to the shape one
+//! solution gives and a copy takes the rest and re-runs the call
+//! (`Executor::assume_or_fork`). A `%c` is one byte expression and never
+//! forks; doubles, `*` widths and `%p` are concretised (recorded). printf's
+//! return value for a structured event, when the program reads it, has its
+//! length fixed the same way; a call whose result nobody reads has no register
+//! (`NO_REG`), and then nothing forks. **A symbolic double printed to a stream
+//! stays structured**: the event's argument is its 64 IEEE bits (C promotes a
+//! float to double; a long double, 80 bits, is concretised), and a model
+//! renders it with the glibc-exact formatter, so `printf("%.2f", x)` neither
+//! forks nor fixes `x`.
 
 use crate::expr::ExprId;
 use crate::expr::fold::mask;

@@ -4,6 +4,11 @@
 //! Floats are carried as their IEEE bits. Only symbolic values are
 //! [`ExprId`]s. Concrete arithmetic follows what x86-64 code compiled by
 //! clang does, so that the engine agrees with the native binary.
+//!
+//! `Value` is `Int(u128)` (concrete), `Sym(ExprId)` (symbolic), `Agg` for
+//! structs, arrays and vectors, and `Wide` for concrete integers wider than 128
+//! bits, which packed bit-fields produce. Shift counts are masked and
+//! INT_MIN / -1 traps, as on x86-64; float semantics are `expr::float`'s.
 
 use std::rc::Rc;
 

@@ -10,6 +10,23 @@
 //! - at width 1, `add`/`sub` are `xor`, `mul` is `and`.
 //!
 //! Width errors are bugs in the caller (the IR is typed), so they panic with a message.
+//!
+//! More rules: `concat(zext a, b)` is `zext(concat(a, b))` and
+//! `concat(sext a, b)` is `sext(concat(a, b))`; copies of `b`'s sign bit above
+//! `b` are `sext b` (the bytes of a stored `long long` parameter reload as the
+//! sign extension); adjacent extracts fuse (a 4-byte reload of stored bytes
+//! gives back the stored value); truncation distributes over `add`/`sub`/`mul`
+//! and the bitwise operations (`(char)((int)a + (int)b)` is an 8-bit add);
+//! comparisons of extended values narrow, and so do `srem`/`urem` of sign- or
+//! zero-extended operands (or constants that are extensions), since a remainder
+//! fits the divisor's width and `x rem 0 = x` extends too (division does not:
+//! `MIN / -1`, `x / 0`); a signed division or remainder by a nonzero constant
+//! moves inside a negation, `(-x) / c = x == MIN ? MIN / c : -(x / c)` (code
+//! that makes a number positive first then shares its quotients with code that
+//! does not; the solver cannot prove two differently built quotients equal),
+//! and inside an ite with a constant arm; a quotient by `d` equals no constant
+//! beyond `2^(w-1) / |d|`. Each rule is checked against the independent
+//! reference of `testgen.rs` on random trees, and exhaustively at small widths.
 
 use super::fold::{self, mask};
 use super::{ArrayId, BinOp, CmpOp, ConstArrayId, ExprId, ExprPool, INDEX_WIDTH, MAX_WIDTH, Node};

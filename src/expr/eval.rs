@@ -1,4 +1,6 @@
 //! Concrete evaluation under an [`Assignment`].
+//!
+//! Unassigned bytes read 0; shared subterms are memoised.
 
 use rustc_hash::FxHashMap;
 

@@ -7,6 +7,16 @@
 //! operand returns its first NaN operand made quiet (SSE's rule; at -O0 clang keeps the C
 //! operand order), and an invalid operation on numbers (0/0, inf - inf, sqrt(-1)) returns the
 //! "default NaN" whose sign bit is set.
+//!
+//! Conversions to integers are `cvttsd2si`'s, as clang uses it (checked
+//! natively): to 32 bits and narrower through the 32-bit form (0x80000000 out of
+//! range), unsigned 32 through the 64-bit one, unsigned 64 as
+//! `a | (b & a >>s 63)` of the conversions of `x` and `x - 2^63`. `FloatOp` names
+//! the operations of `Node::Float`, whose operands and result are bit-vectors
+//! (floats' bits, or integers where it converts). Not modelled bit for bit:
+//! where instruction selection folds a negation into an addition (`a + -b` is
+//! `a - b`, in contracted `a - b * c` too) the NaN it returns keeps the other
+//! sign, and which zero `fmin`/`fmax` return of +0 and -0 LLVM leaves open.
 
 use super::fold::{mask, to_signed};
 

@@ -7,6 +7,19 @@
 //! lowering use instead of recursion.
 //!
 //! Sorts: bit-vectors of width 1..=128 (booleans are width 1) and byte arrays (64-bit index, 8-bit value).
+//!
+//! The pool owns every node for the whole run (nothing is freed): `nodes`, a
+//! `Meta` per node computed once at interning (width, whether it mentions the
+//! revision, whether it has array terms, the interned set of input arrays it
+//! reads), and a hash-consing table of ids (`hashbrown::HashTable`, hashing the
+//! node in `nodes`). `ExprId` and `ArrayId` are dense `u32` indices.
+//!
+//! Invariants: equal ids mean equal simplified structure, and nodes are
+//! immutable; a child's id is smaller than its parent's; bit-vectors are
+//! 1..=128 bits wide and stored masked, array terms (width 0) map a 64-bit index
+//! to a byte, and a width mismatch is a caller bug that panics; `array(name,
+//! size, seq)` is interned by all three, so the same `klee_make_symbolic` call
+//! in two states (two revisions) yields one array.
 
 mod build;
 mod build_float;

@@ -1,4 +1,7 @@
 //! Rebuilding expressions with leaves replaced: the revision made concrete.
+//!
+//! `substitute_revision` (memoised) and `rebuild`, through the builders, so the
+//! result is simplified and hash-consed like any other term.
 
 use super::{ExprId, ExprPool, Node, REVISION_WIDTH};
 

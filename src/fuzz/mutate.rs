@@ -3,6 +3,14 @@
 //! text. They write the program's own constants and their neighbours, small
 //! integers (also as floats: scores, amounts), and nudges of a value by a few
 //! units or ulps. LibAFL's byte-level havoc runs beside them.
+//!
+//! In its own stage beside LibAFL's byte havoc: one object set to a constant of
+//! the program or its neighbour (±1, ±1 ulp as float and double:
+//! `constants.rs`, from the meta program's literals), a small number, or a
+//! nudge; every object at once to whole numbers in the range the domain has
+//! shown (unstacked, so that sums meeting a threshold survive); a number of
+//! stdin's text replaced. Which objects hold floats is learnt from the engine's
+//! models.
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -1,6 +1,21 @@
 //! The native side of fuzzing: one process of the fuzz build
 //! (`runtime/native/psychic_fuzz.c`), which forks a child per revision and
 //! input, and the coverage map it shares with psychic.
+//!
+//! The fuzz build (`compile::Toolchain::fuzz_server`) renames the program's
+//! `main`, counts edges with `-fsanitize-coverage=trace-pc-guard` into a map
+//! shared with psychic, and makes the fuzz server `main`. psychic starts it
+//! once, at psychic's priority; each fuzz run's child lowers its own (`nice`
+//! 10), to take what the engine leaves. The server probes the input's shape
+//! (revision 0's `klee_make_symbolic` sizes and names on an input of zeros, and
+//! whether it reads stdin), then for each input forks one child per revision
+//! (exit, crashes and global state stay the child's, as in a process of its
+//! own) and answers each child's wait status and a hash of its stdout. An input
+//! is the objects' bytes in call order, then stdin's text; the native runtime's
+//! `__psychic_stream` feeds `klee_make_symbolic` from it. The fuzz build links
+//! no sanitizer runtime (`-fno-sanitize-link-runtime`): ours is the two
+//! trace-pc-guard callbacks, and the common one's 9 MiB of `.bss` would be
+//! copied back before every enumeration run (`sweep.rs`).
 
 use std::io::{self, Read, Write};
 use std::path::Path;

@@ -6,6 +6,32 @@
 //! them differ (`EnumerationStats::not_a_proof`). It stops at the run's
 //! deadline (`EnumerationStats::not_finished`): then only the revisions
 //! that ran every input are compared.
+//!
+//! The box (`crate::exec::domain`): until a path forks on an input,
+//! approximates or halts, it stands for every input of its revisions, so the
+//! solver's bounds of each object under its constraints make a box that holds
+//! their domain; the hull of every revision's box holds the whole domain. The
+//! executor hands it over once (`HaltObserver::on_domain`), and the fuzzing
+//! thread takes it at once: a round of mutations runs no input while a domain
+//! waits. If the box has at most `MAX_INPUTS` inputs, the objects are the
+//! shape's and the program reads no stdin, the fuzz server runs every input on
+//! every revision text, many runs per process: it copies back the program's
+//! writable memory (its `.data` and `.bss`, outside RELRO) before each run,
+//! `exit` returns to it by `longjmp` (the fuzz build wraps `exit`), stdout and
+//! `psychic_output` records go into a hash, and a crash or a hang ends the
+//! child and a new one goes on from the next input. No run starts later than
+//! `RESULTS_TIME` (2 s) before the run's deadline, which is what taking the
+//! results in and replaying the witnesses needs: the revision texts that ran
+//! every input by then are compared with each other, the others only on the
+//! inputs they ran, for witnesses. Where it may prove, the engine waits for it
+//! (`Fuzzer::wait_for_proof`) and its runs take every core at psychic's own
+//! priority, not fuzzing's. One witness per new split of the revisions is a
+//! candidate test. It is a proof (`EnumerationStats::not_a_proof` is none) only
+//! if every run ended normally, no run asked for symbolic bytes beyond the box,
+//! stderr is not compared, and the program calls no library function outside
+//! `RESETTABLE` (the meta program's declarations, read from `meta.bc`): rand,
+//! time, files and the like keep state the copy does not reset.
+//! (`benches/README.md` has what a run costs.)
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

@@ -2,6 +2,11 @@
 //! merging: the block of an instruction, successors, immediate
 //! post-dominators (where the variants of a meta branch meet again) and
 //! live registers (what a state carries past such a meeting point).
+//!
+//! Computed by the executor on demand, once per function. Post-dominators are
+//! Cooper, Harvey and Kennedy's iteration on the reverse graph; paths that end
+//! in `unreachable` (after `exit`) constrain nothing. A phi's register counts as
+//! live from the edge's moves on.
 
 use super::{Body, Edge, Op, Operand, Reg};
 

@@ -1,4 +1,25 @@
 //! Bitcode → [`Module`]: one pass over the LLVM module, then LLVM is dropped.
+//!
+//! inkwell parses the file; the translation walks the raw `LLVMValueRef`s of
+//! inkwell's `llvm_sys` through the thin wrappers of `llvm.rs` (inkwell's typed
+//! API lacks GEP source types, call-site `byval` types, shuffle masks and
+//! constant-expression opcodes).
+//!
+//! Load-time resolution: globals get fixed addresses (from `GLOBAL_BASE`, with
+//! `GLOBAL_GAP` bytes between them) and their initial byte images; functions get
+//! addresses in a region no object occupies (`FUNC_BASE`); constant expressions
+//! (GEPs, casts, arithmetic on addresses) fold to integers; GEPs become
+//! `base + offset + Σ index·scale`; phis become the parallel moves of each CFG
+//! `Edge`; intrinsics resolve to `Intrinsic`; an int-to-float-to-int round trip
+//! within a block, through a float type that holds the integer, becomes the
+//! integer cast x86's instruction selection folds it into (an out-of-range value
+//! keeps its low bits); `!dbg` locations go to a side table parallel to the
+//! instructions; a call whose result nobody reads gets no register (`NO_REG`);
+//! `__psychic_revisions` is read into `Module::revisions`.
+//!
+//! Errors: `LoadError::{Read, NotBitcode, NoEntry}`. A construct the engine
+//! cannot run becomes `Op::Unsupported { text }` on that instruction (or a
+//! module warning for a global initializer); only a path that reaches it ends.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,12 @@
 //! folded to plain integers. Phis are gone: each control-flow edge carries
 //! the parallel moves it implies. Debug locations live in a side table. The
 //! interpreter never calls into LLVM.
+//!
+//! The ids: `FuncId`, `GlobalId`, `ConstId`, `TyId`, `FileId`, and `BlockId`/
+//! `InstId` per function. Parameters take the first register slots. Types carry
+//! their layout from the module's data layout (store and alloc size, alignment,
+//! struct field offsets). `Module::load_linked` links the libc model's bitcode
+//! before translation. How bitcode becomes this is in `load`.
 
 pub mod cfg;
 mod llvm;

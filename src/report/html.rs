@@ -2,6 +2,11 @@
 //! network): the summary, the decision tree, the clusters, every test with its
 //! inputs and each outcome class's output side by side (diffed against the
 //! original's), the sites, and the meta program with its sites highlighted.
+//!
+//! Built with `maud` (escaping by construction). Each outcome's stdout is
+//! diffed against the original's by character, with a 1 s deadline past which
+//! `similar` gives a coarser diff (megabytes that differ throughout would take
+//! minutes).
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::time::Duration;

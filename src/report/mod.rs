@@ -3,6 +3,19 @@
 //!
 //! The JSON layout is a contract, documented in the README: fields may be added,
 //! never renamed or removed.
+//!
+//! `Report::write_files` writes `report.json`, `report.txt`, `tree.dot`,
+//! `meta.map.json` and `report.html`, each atomically; `Report::files` is the file
+//! each revision's positions refer to (its path, or for a diff revision its
+//! patched text `OUT/revisions/K/NAME`). The report carries the engine's
+//! `Coverage` and the clusters' `ClusterVerdict`s as they are, so the JSON, the
+//! text and the page say the same. `Test::shown_inputs`: the inputs as the
+//! program gets them; a stdin or file cut to nothing is `stdin: empty`, and so
+//! is a test with nothing else to show.
+//!
+//! Invariant: every location names a revision's real file and a position from
+//! the unify stage's spans (1-based line, 1-based byte column); nothing is
+//! re-parsed here.
 
 pub mod diagnostics;
 mod dot;

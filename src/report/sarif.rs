@@ -1,6 +1,10 @@
 //! SARIF 2.1.0 (`--sarif FILE`), for code-scanning tools: one result per
 //! [`Finding`], its notes as related locations. Relative paths are relative to
 //! `%SRCROOT%`, the directory psychic ran in.
+//!
+//! Built with `serde-sarif`: artifacts per revision; relative paths are URI
+//! references against `%SRCROOT%`, absolute ones `file://` URIs (the `url`
+//! crate encodes both).
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -2,6 +2,14 @@
 //! that loops printing makes megabytes; `report.json` and the page keep them
 //! whole), and on the decision tree's edges, the part of an outcome that
 //! tells it apart from its siblings rather than what they all share.
+//!
+//! In the summary an output (or `psychic_output` record) over 200 bytes shows
+//! its first 100, its length and its FNV-1a hash. `edge_labels`: each edge of a
+//! tree node says what tells its outcome apart from its siblings: the status
+//! where some sibling's differs; where one of the same status prints otherwise,
+//! a window of stdout from the first byte they part at (`…` before it unless
+//! that is byte 0, `…(end)` where this output stops); the first
+//! `psychic_output` record that differs where only those do.
 
 use super::{Outcome, Test, TreeNode};
 

@@ -23,6 +23,15 @@
 //! Every error path gets a test (KLEE keeps one per location unless told
 //! `--emit-all-errors`); the error message is printed once per kind and
 //! location.
+//!
+//! Path counts are KLEE's (`klee_completed`, `klee_partial`): exits are
+//! completed; errors, silent and early paths are partially completed. Paths are
+//! not kept in memory (`keep_paths: false`). `tests.csv`'s status is the exit
+//! status as a process shows it (0-255); its revisions are those following the
+//! path. `TestWriter::finish` prints the warnings, the program's output when the
+//! run had a single path, and the summary, and writes `info`. The ktest of a
+//! path is `crate::posix::path_ktest`'s, a model restricted to the path's
+//! inputs.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;

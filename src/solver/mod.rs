@@ -13,6 +13,20 @@
 //! `may_be_true`, `must_be_true`, `evaluate` and `get_value` assume, as KLEE does, that the constraints
 //! themselves are satisfiable (they are a feasible path condition), which is what lets independence drop
 //! unrelated constraints. `check` and `get_model` assume nothing.
+//!
+//! Between the counterexample cache and Z3, queries over floats only go through
+//! **float sampling** (`sample.rs`): candidate models checked by evaluation. Z3
+//! gets a per-query timeout never past the run's deadline
+//! (`Solver::set_deadline`, the end of `--max-time`): a query gets at most the
+//! time left, and none starts after it (a `Timeout`, counted in
+//! `past_deadline`; the executor ends the state as the budget's, not as a
+//! solver failure).
+//!
+//! Queries are sets of literals sorted by id, so answers do not depend on
+//! constraint order. A timeout, an unknown or a malformed query is a
+//! `SolverError`, never a panic. Caches hold ids of one pool: a solver used
+//! with another pool starts over. `SolverStats` counts queries per layer, hits,
+//! and Z3 calls and time per outcome.
 
 mod backend;
 mod cache;

@@ -19,6 +19,10 @@
 //! - an expression site exists only where the context fixes the type: a
 //!   condition (`!!`), a discarded value (`(void)`), or a scalar variable's
 //!   assignment or initializer (`(__typeof__(x))`).
+//! - a function whose merge would print a label twice gets one copy per
+//!   variant (renamed); a `main` that must differ so (or whose signature
+//!   differs) is renamed in every variant, and a printed `main` calls the
+//!   revision's own (a statement site).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

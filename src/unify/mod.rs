@@ -7,6 +7,39 @@
 //! with `toplevel` and `decl`), aligns and merges file-scope items
 //! (`toplevel::merge_file`) and statements (`merge`, with `align`), and prints
 //! the result (`emit`) as a [`MetaProgram`].
+//!
+//! Sources are bytes: `decode` turns each byte that is not UTF-8 (Latin-1 in
+//! comments and strings, as real code has) into a private-use character, and
+//! `encode` turns it back into the same byte wherever a text is written
+//! (meta.c, `psychic unify`, patched diff revisions). A renamed `main` gets C's
+//! implicit `return 0;` on the line of its closing brace, since an ordinary
+//! function that falls off its end returns garbage.
+//!
+//! API: `load(orig, patched, diffs)` reads the revisions (`RevisionSource`;
+//! diffs are applied to ORIG and numbered after the patched files);
+//! `unify(&[RevisionSource])` gives a `MetaProgram`: the text, the revisions,
+//! the sites (id, kind, enclosing function, meta lines, and per variant its
+//! revisions, its meta lines and each revision's `CodeSpan` in its own text),
+//! the changed functions, the file-scope names spelled per revision, the line
+//! map (`MetaProgram::origins`: revision, file and line for every revision a
+//! meta line belongs to) and notes; all serde. Errors are `UnifyError`, one
+//! variant per failure kind, one line each, located.
+//!
+//! What the engine and the native runtime rely on in the output:
+//! - the header comment maps revision numbers to files; `<klee/klee.h>` is
+//!   included once; `const int __psychic_revisions = N;` follows the includes;
+//! - a site is `if (__klee_meta(S) == r || ...) {...} else if ... else {...}`
+//!   (statements) or `(__klee_meta(S) == r) ? a : b` (expressions); exactly one
+//!   variant runs for each revision that reaches it; the variant most revisions
+//!   take is the `else`; each variant carries a `/* revision(s) ... */`
+//!   comment; sites are numbered 1..S in source order, and nest;
+//! - preprocessor: identical directives are shared, system includes are
+//!   unioned, macros used only in code are renamed like any name; any other
+//!   directive difference (an `#if` block, a quoted include, a macro another
+//!   directive reads, a `#define` inside a function) is refused naming its
+//!   line;
+//! - the output is deterministic (no hash order reaches the text), and the meta
+//!   program compiles with clang-19 `-Wall -Werror` whenever the revisions do.
 
 mod align;
 mod decl;

@@ -8,6 +8,10 @@
 //! The same pass replaces `__LINE__` with the revision's own line number, and
 //! `__func__` in renamed functions with the original name, so that neither
 //! changes behaviour in the meta program.
+//!
+//! A differing definition is named `NAME__revK`. Renaming repeats to a fixpoint,
+//! since renaming a type changes the signatures that use it, and re-parses
+//! incrementally.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;

@@ -1,5 +1,13 @@
 //! File-scope items: what each is, the key that matches it across revisions
 //! (kind and name), the names it defines, and its signature.
+//!
+//! `merge_file` aligns items by key and merges each slot (shared, a function
+//! whose bodies merge, a prototype for a moved function: `int f();` for a K&R
+//! definition). Items are paired by the key they had before renaming, so
+//! `limit__rev1` keeps the place of the `limit` it renames (then takes a slot
+//! of its own there); an item the alignment still put in two slots is joined
+//! where no revision's order stands between them, and refused only otherwise.
+//! Directives are found with `grammars/directives.scm`.
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
