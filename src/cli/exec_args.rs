@@ -1,4 +1,10 @@
 //! The engine's flags, shared by every command that explores a program.
+//!
+//! `ExecArgs`, the engine's flags with KLEE's names, and `EnvArgs`, the symbolic
+//! environment's (`--sym-stdin`, `--sym-files`, `--stdin-model`; a `--sym-arg`
+//! before `--` is caught to say where it belongs). On `run` the words after the
+//! program (after `--`) are the program's; on `diff-patches` those after `--`
+//! (clang flags are `--cflag` there).
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,6 +1,11 @@
 //! The command line: one subcommand per stage a user may want alone, and the
 //! end-to-end `diff-patches`. Errors print as `psychic: error: ...` and exit 2,
 //! as clap's own usage errors do.
+//!
+//! Exit statuses: 2 for every error (clap's usage errors too); 1 only for
+//! `diff-patches --fail-on-diff` with differences; 3 only for `diff-patches
+//! --fail-on-incomplete` with a partial answer. `cli` parses, validates and
+//! prints; it holds no policy (ARCHITECTURE.md, Boundaries).
 
 use std::process::ExitCode;
 

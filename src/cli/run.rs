@@ -1,4 +1,13 @@
 //! `psychic run`: symbolic execution of one program, as `klee` does it.
+//!
+//! Compile a `.c` input (`--cflag`), link the libc model (`--libc model`, the
+//! default; `Toolchain::libc_model_cached`), load, check the entry point, and
+//! only then create the output directory, so that bad input leaves nothing
+//! behind; explore with the `run::TestWriter` observer. The status is 0 whatever
+//! the program did. The first Ctrl-C ends the exploration as a limit does (the
+//! remaining paths get `.early` tests), a second one exits at once (status 130).
+//! The program's words after `--` are recorded in every ktest's `args`
+//! (`run::Options::ktest_args`), as KLEE does.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -9,6 +9,65 @@
 //! every revision; the outcomes split the revisions into classes, and every
 //! pair in different classes counts as told apart from then on. Revisions that
 //! share a path need no query among them: they behave alike on it.
+//!
+//! Per pair of halted paths: `difference` (a constant false needs no query); a
+//! syntactic contradiction check of the two path conditions (a constraint of one
+//! whose negation is in the other: no query); the input one path carries
+//! (`HaltedPath::input`) if the other accepts it and the difference holds there
+//! (no query; cross seeding makes this common); then one solver query
+//! `PC_a ∧ PC_b ∧ diff` for the input bytes. Where that input may print alike
+//! what the paths print by symbolic doubles, one more query with
+//! `outputs::sharpened` (kept if satisfiable); if the engine's own rendering
+//! (`outputs::alike_under`) still prints the same on the model, there is no
+//! candidate but a `PairGap::PrintsAlike`. The model becomes a ktest, replayed at
+//! once on every revision; if the two paths' revisions differ natively the test
+//! is kept (`tests/testNNNNNN.ktest` in the output directory) and every revision
+//! pair in different outcome classes is told apart from then on; otherwise it is
+//! a disagreement (`disagreements/`). Groups whose revisions are told apart from
+//! all others are dropped, and the run stops when every pair is told apart.
+//!
+//! Not compared, or not settled: a path that carries a path-ending approximation
+//! (an unmodelled call, an unsupported instruction, a model gap: natively the
+//! program goes on where the engine stopped) is not paired at all. Two paths
+//! that both crash compare without stdout: natively it is a pipe, fully
+//! buffered, and a crash loses what was not flushed (a `PairGap::Crash` where
+//! the lost text can differ). A comparison that does not settle (the query
+//! failed, the candidate did not replay, the paths read different inputs) is a
+//! `PairGap` of every revision pair across the two paths
+//! (`Differentiator::gaps`): those revisions, if no test tells them apart, are
+//! not proved equivalent. Candidates whose path read uninitialised memory are
+//! not replayed but seeded to fuzzing (`uninitialised_candidates`); a candidate
+//! whose input was already replayed is skipped (`repeated_candidates`); one the
+//! budget left no time for is `unreplayed_candidates` and a
+//! `PairGap::Unreplayed`.
+//!
+//! Queries: a differential query first gets 100 ms; one that times out waits in
+//! `Differentiator::retries` and is asked again with ten times the timeout (up
+//! to the solver's own), so that exploration never waits long for one. During
+//! exploration retries take at most a quarter of the time; `on_end` asks the
+//! rest while the budget lasts, and a pair still waiting at the end has a
+//! `PairGap::Solver`. Solver calls are counted and timed by kind (engine
+//! branches, differential, seed models) in `report.json`'s `query_kinds`.
+//!
+//! From fuzzing and enumeration (through the session's `Exchange`, which holds
+//! the fuzzer): a fuzz candidate replays like any candidate and is kept
+//! (`FoundBy::Fuzzing`) if it tells apart a pair no test has told apart, else it
+//! counts as `fuzz_redundant` (never a disagreement: the engine predicted
+//! nothing). Every halted path's input (the one it followed, or a model of its
+//! condition) is a seed for fuzzing, and every confirmed test's classes tell
+//! fuzzing which pairs need no more tests. Enumeration's witnesses are confirmed
+//! first (`FoundBy::Enumeration`), then its equal pairs become proofs
+//! (`Differentiator::proved`) if it is a proof at all and native replay agrees
+//! with it on every pair it compared (an unfinished one compares only the
+//! revisions that ran every input). `report.json`'s `stats.enumeration` is never
+//! absent where the program makes `klee_make_symbolic` inputs: what it ran, or
+//! why it did not run (`not_a_proof`: inputs of the symbolic environment, no
+//! fuzzing, the engine's reason for no box, stdin, inputs made after the first
+//! branch, too little budget left) or finish (`not_finished`). A proved pair
+//! counts as settled in `done()`, so the run stops once every pair is told apart
+//! or proved; a cluster whose pairs are all proved has no reasons against it. A
+//! confirmed test that later tells a proved pair apart voids every proof of that
+//! enumeration.
 
 pub mod confirm;
 mod floats;

@@ -6,8 +6,9 @@
 //! it covers a new edge of some revision (the coverage map the children share)
 //! or tells apart a pair of revisions that no kept input told apart (the pair
 //! map, written here from the runs' outcomes). An input that tells apart a
-//! pair the whole run has not yet told apart goes to the differentiator as a
-//! ktest, which confirms it by native replay like any candidate.
+//! pair the whole run has not yet told apart waits as a ktest
+//! ([`Fuzzer::take_found`]) for the session to hand it to the differentiator,
+//! which confirms it by native replay like any candidate.
 //!
 //! Mutations know the input's shape ([`mutate`]); the corpus starts from a
 //! zero input and takes the engine's path inputs, the newest when they come
@@ -15,6 +16,48 @@
 //! The other way round, every input a mutation adds to the corpus is offered
 //! to the engine as a seed (`FuzzConfig::engine`): hybrid fuzzing, each engine
 //! taking the other's inputs.
+//!
+//! The thread runs from the start of exploration to its end, and on, alone,
+//! while `--max-time` lasts and its corpus keeps growing, when exploration left
+//! the answer partial. LibAFL's `StdFuzzer` with a `QueueScheduler`, an
+//! in-memory corpus, and two `MaxMapFeedback`s: the shared edge map (edges hashed
+//! with the revision: a new edge of any revision counts) and the pair map.
+//! `DiffExecutor` runs the server; an input outside the `klee_assume`d domain
+//! (status 120 on every revision) counts for nothing; an input that tells apart a
+//! pair the run has not becomes a candidate ktest (at most three per pair).
+//!
+//! Hybrid fuzzing: every input a mutation adds to the corpus is offered to the
+//! engine's `SeedInbox` as a ktest of its objects as it enters (`ToEngine`, a
+//! feedback that finds nothing interesting itself: LibAFL tells every feedback
+//! what it keeps, and a round of mutations runs hundreds of inputs). The
+//! engine's own inputs, which it has followed, are not offered back. The fuzzer
+//! reaches code behind a program's constants (a tag, a magic number) that the
+//! engine's search meets late, and the engine, led there, solves the conditions
+//! no mutation guesses. The engine's inputs lie as `posix::SeedShape` says: the
+//! program's objects alone, or, with stdin read byte by byte
+//! (`--stdin-model bytes`), the environment's `stdin` of N bytes (the text cut
+//! or padded with spaces: the engine's stdin is exactly N), its stat and
+//! `model_version` first, as `__psychic_posix_main` makes them. In token mode a
+//! text maps to nothing the engine makes up front (tokens are made as scanf
+//! runs), and the fuzzer has no symbolic arguments or files: those runs get
+//! nothing from this half (a gap in speed, not in what is explored: a seed only
+//! orders the search). The engine's counts come back into `FuzzStats`
+//! (`engine_seeds`, `engine_states`, `engine_paths`). The engine's path inputs
+//! come the other way through a `SeedInbox` too, the newest 64, which the fuzzer
+//! runs before each round of mutations (the user's `--tests` first, all of
+//! them): an engine halts paths far faster than the fuzzer runs inputs, and
+//! running every queued one would starve mutation and overrun the deadline
+//! (`benches/README.md`, single fixtures).
+//!
+//! Why LibAFL: the fork-per-revision model that programs which exit, crash and
+//! keep global state need is the fuzz server's own; LibAFL supplies the rest
+//! (corpus, scheduling, feedbacks, havoc) as a library inside psychic, with
+//! custom executors, feedbacks and mutators as first-class parts. libFuzzer runs
+//! its target in-process (an `exit` or a crash ends the fuzzer, globals leak
+//! from one run into the next, and coverage in a forked child is lost), and
+//! AFL++ is a separate program whose Debian package brings its own LLVM;
+//! neither takes a differential feedback. `fuzz` knows nothing of `diff`: it is
+//! given an `OutputSelection` and gives back ktests.
 
 mod constants;
 mod mutate;

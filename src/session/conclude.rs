@@ -1,9 +1,17 @@
 //! The last stage: clusters and the decision tree from the confirmed tests,
 //! each cluster's verdict (`judge`: "proved equivalent" only when it is
 //! true), and the [`Report`] with its files in the output directory.
+//!
+//! `judge` moves coverage locations from `meta.c` into each revision's file
+//! with the line map, gives each cluster its verdict with the reasons against
+//! a proof (approximations, comparisons that did not settle, outcomes known
+//! only in part, pairs whose differing code no run reached), and marks the
+//! answer partial when anything was approximated or cut, unless every pair is
+//! told apart. Revisions given as diffs get their patched text in
+//! `OUT/revisions/K/`, so that locations in them can be opened.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
@@ -19,11 +27,13 @@ use crate::report::{self, Report};
 use crate::unify;
 
 /// Clusters, tree, verdicts; the report written into `out`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn conclude(
     plan: &Plan,
     s: &Sources,
     b: &Builds,
     mut ex: Explored<'_>,
+    plain: Option<PlainBuild<'_>>,
     out: &Path,
     watch: &dyn Watch,
     mut times: report::StageTimes,
@@ -71,7 +81,7 @@ pub(super) fn conclude(
     renumber_tree(&mut report, &ex.diff.tests);
     watch.stage("report", format!("writing {}", out.display()));
     write_patched(&mut report, &s.sources, out)?;
-    let mut plain = plain_runner(plan, s, b, out);
+    let mut plain = plain_runner(plan, b, plain);
     let stopped = ex.summary.stopped_early.take();
     judge(&mut report, &ex.diff, s, &b.meta_c, out, stopped.as_deref(), &mut plain);
     report.write_files(out, &s.meta).with_context(|| format!("writing the report into {}", out.display()))?;
@@ -131,32 +141,57 @@ fn query_kinds(
 }
 
 /// Runs a ktest on one revision of the meta program built without
-/// AddressSanitizer (built on first use; the replay build itself without
-/// ASan).
-fn plain_runner<'a>(
-    plan: &'a Plan,
-    s: &'a Sources,
-    b: &'a Builds,
-    out: &'a Path,
-) -> impl FnMut(&crate::ktest::KTest, usize) -> Option<crate::replay::Outcome> + 'a {
-    let plain = out.join("meta.plain");
+/// AddressSanitizer: `meta.plain` (`plain_build`), or the replay build itself
+/// without ASan. A run gets what is left of the budget, and at least a
+/// second.
+fn plain_runner(
+    plan: &Plan,
+    b: &Builds,
+    plain: Option<PlainBuild<'_>>,
+) -> impl FnMut(&crate::ktest::KTest, usize) -> Option<crate::replay::Outcome> {
     let mut built = None;
     move |k, r| {
-        let bin = if !plan.asan {
-            b.native.clone()
-        } else if *built
-            .get_or_insert_with(|| s.tc.native(&b.meta_c, &plain, &NativeOptions::default()).is_ok())
-        {
-            plain.clone()
-        } else {
-            return None;
+        let bin = match &plain {
+            None => b.native.clone(),
+            Some(p) => {
+                let ok = *built.get_or_insert_with(|| p.handle.take().is_some_and(|h| h.join().unwrap_or(false)));
+                if !ok {
+                    return None;
+                }
+                p.path.clone()
+            }
         };
         let file = tempfile::NamedTempFile::new().ok()?;
         k.write(file.path()).ok()?;
         let mut req = crate::replay::Request::new(&bin, Some(file.path()), r);
         req.env = posix::replay_env(k);
-        req.timeout = plan.replay_timeout;
+        let left = plan.budget.deadline().map_or(plan.replay_timeout, |d| d.saturating_duration_since(Instant::now()));
+        req.timeout = plan.replay_timeout.min(left).max(Duration::from_secs(1));
         crate::replay::run(&req).ok()
+    }
+}
+
+/// The build without AddressSanitizer, compiled beside exploration: whether a
+/// memory error that ended every path stops the plain program too is a
+/// question of the conclusion, which should not wait for clang at the end of
+/// the budget.
+pub(super) struct PlainBuild<'scope> {
+    pub path: std::path::PathBuf,
+    pub handle: std::cell::Cell<Option<std::thread::ScopedJoinHandle<'scope, bool>>>,
+}
+
+impl<'scope> PlainBuild<'scope> {
+    /// Starts the build on a thread of `scope`.
+    pub fn start<'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        s: &'env Sources,
+        b: &'env Builds,
+        out: &Path,
+    ) -> PlainBuild<'scope> {
+        let path = out.join("meta.plain");
+        let target = path.clone();
+        let handle = scope.spawn(move || s.tc.native(&b.meta_c, &target, &NativeOptions::default()).is_ok());
+        PlainBuild { path, handle: std::cell::Cell::new(Some(handle)) }
     }
 }
 

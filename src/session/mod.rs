@@ -120,8 +120,11 @@ fn stages(plan: &Plan, s: &prepare::Sources, out: &std::path::Path, watch: &dyn 
     let builds = prepare::builds(plan, s, out, watch)?;
     // The compile stage's time counts the check before unify too.
     times.compile = s.checked + compiling.elapsed().as_secs_f64();
-    let exploring = Instant::now();
-    let explored = explore::explore(plan, s, &builds, out, watch)?;
-    times.explore = exploring.elapsed().as_secs_f64();
-    conclude::conclude(plan, s, &builds, explored, out, watch, times)
+    std::thread::scope(|scope| {
+        let plain = plan.asan.then(|| conclude::PlainBuild::start(scope, s, &builds, out));
+        let exploring = Instant::now();
+        let explored = explore::explore(plan, s, &builds, out, watch)?;
+        times.explore = exploring.elapsed().as_secs_f64();
+        conclude::conclude(plan, s, &builds, explored, plain, out, watch, times)
+    })
 }

@@ -1,5 +1,14 @@
 //! The first stage: the revisions loaded and checked one by one, unified into
 //! the meta program, and the meta program's builds.
+//!
+//! Every revision is checked alone with `clang -fsyntax-only` first (a
+//! failure names the revision), so that clang, not unify, explains bad input.
+//! Then `meta.c` (with `--outputs functions`,
+//! `unify::instrument::function_outputs` first wraps every changed function to
+//! record its return value and pointees as annotations, without moving any
+//! line), `meta.bc`, and three native builds at once: `meta.native` (ASan
+//! unless `--no-asan`), `meta.perturbed` (locals start as a pattern: the
+//! second run of every test) and the fuzz build `meta.fuzz`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
