@@ -13,7 +13,8 @@
 //! absence is never silent.
 
 use super::executor::Executor;
-use super::state::{ExecutionState, SymbolicObject};
+use super::halt::SymbolicObject;
+use super::state::ExecutionState;
 use super::value::Byte;
 use crate::expr::ExprId;
 

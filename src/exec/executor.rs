@@ -13,16 +13,17 @@ use crate::ir::{Const, FuncId, Module, NO_REG, Operand, Reg, TyId, TypeKind};
 use crate::ktest::KTest;
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
-use super::coverage::{ApproxKind, Approximation, Coverage};
+use super::coverage::Coverage;
+use super::halt::{
+    ApproxKind, Approximation, ErrorKind, HaltedPath, Location, StackFrame, Termination, ktest_objects,
+};
 use super::memory::{AddressSpace, ObjId, ObjKind};
 use super::meta::split_path_by_revision;
 use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
 use super::slab::Slab;
 use super::special::Handler;
-use super::state::{
-    ErrorKind, ExecutionState, Frame, HaltedPath, Location, StackFrame, Termination, ktest_objects,
-};
+use super::state::{ExecutionState, Frame};
 use super::value::Value;
 use super::{
     Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, PROGRESS_INTERVAL,

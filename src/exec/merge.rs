@@ -34,10 +34,11 @@ use crate::ir::FuncId;
 use crate::ir::cfg::{self, Analysis, RegSet};
 
 use super::executor::Executor;
+use super::halt::{FmtArg, OutputEvent};
 use super::memory::byte_expr;
 use super::searcher::StateId;
 use super::slab::Slab;
-use super::state::{ExecutionState, FmtArg, OutputEvent};
+use super::state::ExecutionState;
 use super::value::Value;
 
 /// Instructions the members of a group may run after its split, and states

@@ -11,8 +11,9 @@ use crate::expr::{Assignment, Evaluator};
 use crate::ktest::KTest;
 
 use super::executor::Executor;
+use super::halt::SymbolicObject;
 use super::searcher::StateId;
-use super::state::{ExecutionState, SymbolicObject};
+use super::state::ExecutionState;
 
 /// Inputs one engine hands the other while both run, as ktests: the
 /// fuzzer's to the symbolic engine (`ExecConfig::seed_inbox`), which takes
