@@ -112,7 +112,7 @@ impl Executor<'_> {
         };
         self.states
             .keys()
-            .filter(|&k| !self.merges.is_waiting(k) && !self.deferred.contains(k))
+            .filter(|&k| !self.searcher.holds_out(k))
             .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
             .collect()
     }
