@@ -148,10 +148,7 @@ impl Merging {
 
 impl Searcher for Merging {
     fn select(&mut self, view: &SearchView) -> StateId {
-        match self.urgent() {
-            Some(s) => s,
-            None => self.inner.select(view),
-        }
+        self.urgent().unwrap_or_else(|| self.inner.select(view))
     }
 
     fn update(
