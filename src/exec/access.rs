@@ -24,9 +24,9 @@ use crate::expr::ExprId;
 use crate::expr::fold::mask;
 use crate::ir::{TyId, TypeKind};
 
-use super::coverage::ApproxKind;
+use super::halt::{ApproxKind, ErrorKind};
 use super::memory::{NULL_PAGE, ObjId, ObjKind, byte_expr, to_byte};
-use super::state::{ErrorKind, ExecutionState};
+use super::state::ExecutionState;
 use super::value::{self, Byte, Value};
 
 use super::executor::{Executor, MAX_RESOLVE, Place, Res, Stop};

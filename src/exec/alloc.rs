@@ -33,10 +33,10 @@
 use crate::expr::ExprId;
 use crate::expr::fold::mask;
 
-use super::coverage::ApproxKind;
 use super::executor::{Executor, Place, Res, Stop};
+use super::halt::{ApproxKind, ErrorKind};
 use super::memory::{ObjId, ObjKind};
-use super::state::{ErrorKind, ExecutionState};
+use super::state::ExecutionState;
 use super::value::Value;
 
 /// The largest allocation (alloca, malloc) the engine makes; a larger

@@ -12,8 +12,9 @@ use crate::expr::float::FBinOp;
 use crate::expr::fold::mask;
 use crate::ir::{BinOp, Callee, FuncId, Intrinsic, NO_REG, Operand, Reg, TyId, TypeKind};
 
+use super::halt::{ErrorKind, Termination};
 use super::memory::{ObjKind, to_byte};
-use super::state::{ErrorKind, ExecutionState, Termination, VarArgs};
+use super::state::{ExecutionState, VarArgs};
 use super::value::{self, Byte, Value};
 
 use super::executor::{Executor, Place, Res, Stop};

@@ -19,29 +19,105 @@ use crate::expr::{ExprId, ExprPool};
 use crate::solver::{Solver, SolverError};
 
 use super::executor::{Executor, Res, Stop};
-use super::searcher::StateId;
+use super::searcher::{ProcessTree, SearchView, Searcher, StateId, forward_update};
+use super::slab::Slab;
 use super::state::ExecutionState;
 
 /// The first timeout of a branch query.
 const FIRST_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// States put aside for a branch query that ran out of its timeout.
-#[derive(Default)]
-pub(super) struct Deferred {
+/// The layer over the searcher that holds the states put aside for a branch
+/// query that ran out of its timeout: out of the searcher below it and out
+/// of the process tree's walk until their time to come back.
+pub(super) struct Deferring {
+    inner: Box<dyn Searcher>,
     /// When each may come back, in the order they were put aside.
     queue: VecDeque<(Instant, StateId)>,
     set: HashSet<StateId>,
+    /// Put aside since the searcher below last heard: it hears of them as
+    /// removed in the same update as the step that put them aside.
+    left: Vec<StateId>,
     /// Set by a query of the running state that ran out of time.
-    pub(super) now: bool,
+    ran_out: bool,
 }
 
-impl Deferred {
+impl Deferring {
+    pub(super) fn new(inner: Box<dyn Searcher>) -> Self {
+        Deferring { inner, queue: VecDeque::new(), set: HashSet::new(), left: Vec::new(), ran_out: false }
+    }
+
+    pub(super) fn set_base(&mut self, inner: Box<dyn Searcher>) {
+        self.inner = inner;
+    }
+
     pub(super) fn contains(&self, s: StateId) -> bool {
         self.set.contains(&s)
     }
 
-    pub(super) fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+    /// Whether some state is put aside.
+    pub(super) fn holds_any(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Whether a query of the running state ran out of time in its step;
+    /// clears it for the next.
+    pub(super) fn take_ran_out(&mut self) -> bool {
+        std::mem::take(&mut self.ran_out)
+    }
+
+    fn put_aside(&mut self, ptree: &mut ProcessTree, sid: StateId, leaf: usize, back: Instant) {
+        ptree.park(leaf);
+        self.queue.push_back((back, sid));
+        self.set.insert(sid);
+        self.left.push(sid);
+    }
+
+    /// Brings back the states whose time to come back has come (all of them
+    /// when no other state is left to run), into the walk and the searcher.
+    pub(super) fn bring_back(&mut self, states: &Slab<Option<Box<ExecutionState>>>, ptree: &mut ProcessTree) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let nothing_else = self.inner.is_empty();
+        let now = Instant::now();
+        let mut back = Vec::new();
+        self.queue.retain(|&(at, s)| {
+            let due = nothing_else || at <= now;
+            if due {
+                back.push(s);
+            }
+            !due
+        });
+        for &s in &back {
+            self.set.remove(&s);
+            let leaf = states.get(s).and_then(|s| s.as_deref()).expect("live state").ptree_node;
+            ptree.unpark(leaf, s);
+        }
+        self.inner.update(&SearchView { states, ptree }, None, &back, &[]);
+    }
+}
+
+impl Searcher for Deferring {
+    fn select(&mut self, view: &SearchView) -> StateId {
+        self.inner.select(view)
+    }
+
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
+        forward_update(self.inner.as_mut(), view, current, added, removed, &mut self.left);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    fn name(&self) -> &'static str {
+        "deferring"
     }
 }
 
@@ -79,7 +155,7 @@ impl Executor<'_> {
         if may_defer && matches!(result, Err(SolverError::Timeout)) && !self.solver.past_deadline() {
             if self.others_wait(st) {
                 st.patience += 1;
-                self.deferred.now = true;
+                self.searcher.deferring().ran_out = true;
                 self.stats.deferred_queries += 1;
                 return Err(Stop::Restart);
             }
@@ -91,8 +167,7 @@ impl Executor<'_> {
     /// Whether a state that can run follows a revision `st` does not: only
     /// then does putting `st` aside let another revision go on.
     fn others_wait(&self, st: &ExecutionState) -> bool {
-        let runnable = |k: StateId| !self.deferred.contains(k) && !self.merges.is_waiting(k);
-        self.states.keys().filter(|&k| runnable(k)).any(|k| {
+        self.states.keys().filter(|&k| !self.searcher.holds_out(k)).any(|k| {
             self.states
                 .get(k)
                 .and_then(|s| s.as_deref())
@@ -101,8 +176,8 @@ impl Executor<'_> {
     }
 
     /// After a step of `sid` (back in its slot), if a branch query of it ran
-    /// out of time (`ran_out`, taken from `deferred.now` after every step):
-    /// it goes aside. Returns whether it did.
+    /// out of time (`ran_out`, taken after every step): it goes aside.
+    /// Returns whether it did.
     pub(super) fn defer_step(&mut self, sid: StateId, ran_out: bool) -> bool {
         if !ran_out {
             return false;
@@ -110,30 +185,8 @@ impl Executor<'_> {
         let st = self.slot(sid).as_deref_mut().expect("live state");
         let next = FIRST_TIMEOUT.saturating_mul(10u32.pow(u32::from(st.patience)));
         let leaf = st.ptree_node;
-        self.ptree.park(leaf);
         let back = Instant::now() + 2 * next.min(self.solver.timeout());
-        self.deferred.queue.push_back((back, sid));
-        self.deferred.set.insert(sid);
+        self.searcher.deferring().put_aside(&mut self.ptree, sid, leaf, back);
         true
-    }
-
-    /// The states whose time to come back has come (all of them when no
-    /// other state is left to run).
-    pub(super) fn deferred_back(&mut self, nothing_else: bool) -> Vec<StateId> {
-        let now = Instant::now();
-        let mut back = Vec::new();
-        self.deferred.queue.retain(|&(at, s)| {
-            let due = nothing_else || at <= now;
-            if due {
-                back.push(s);
-            }
-            !due
-        });
-        for &s in &back {
-            self.deferred.set.remove(&s);
-            let leaf = self.slot(s).as_deref().expect("live state").ptree_node;
-            self.ptree.unpark(leaf, s);
-        }
-        back
     }
 }

@@ -29,7 +29,8 @@
 //! Seeds from outside wait until the domain is known (`seeds.rs`).
 
 use super::executor::Executor;
-use super::state::{ExecutionState, SymbolicObject};
+use super::halt::SymbolicObject;
+use super::state::ExecutionState;
 use super::value::Byte;
 use crate::expr::ExprId;
 

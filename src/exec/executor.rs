@@ -13,16 +13,19 @@ use crate::ir::{Const, FuncId, Module, NO_REG, Operand, Reg, TyId, TypeKind};
 use crate::ktest::KTest;
 use crate::solver::{Solver, SolverConfig, SolverError, Validity};
 
-use super::coverage::{ApproxKind, Approximation, Coverage};
+use super::coverage::Coverage;
+use super::defer::Deferring;
+use super::halt::{
+    ApproxKind, Approximation, ErrorKind, HaltedPath, Location, StackFrame, Termination, ktest_objects,
+};
 use super::memory::{AddressSpace, ObjId, ObjKind};
+use super::merge::Merging;
 use super::meta::split_path_by_revision;
 use super::revset::RevSet;
 use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
 use super::slab::Slab;
 use super::special::Handler;
-use super::state::{
-    ErrorKind, ExecutionState, Frame, HaltedPath, Location, StackFrame, Termination, ktest_objects,
-};
+use super::state::{ExecutionState, Frame};
 use super::value::Value;
 use super::{
     Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, PROGRESS_INTERVAL,
@@ -43,6 +46,15 @@ pub(super) enum Stop {
 }
 
 pub(super) type Res<T> = Result<T, Stop>;
+
+/// The clocks of a run's loop: when it started, last reported progress and
+/// last took seeds from the inbox, and the quanta it ran.
+struct Ticks {
+    start: Instant,
+    last_progress: Instant,
+    last_inbox: Instant,
+    steps: u64,
+}
 
 /// A resolved memory location: an object and an offset into it.
 #[derive(Clone, Copy, Debug)]
@@ -68,7 +80,9 @@ pub struct Executor<'m> {
     pub(super) handlers: Vec<Option<Handler>>,
     /// Live states; a state's slot is empty while it runs.
     pub(super) states: Slab<Option<Box<ExecutionState>>>,
-    searcher: Box<dyn Searcher>,
+    /// The configured searcher under the layers that hold states out of it
+    /// (`merge`, `defer`).
+    pub(super) searcher: Merging,
     pub(super) ptree: ProcessTree,
     covered: Vec<Vec<bool>>,
     pub(super) stats: ExecStats,
@@ -106,8 +120,6 @@ pub struct Executor<'m> {
     /// (`Executor::resolve`).
     pub(super) provenance: HashMap<ExprId, Option<u64>>,
     pub(super) domain: super::domain::DomainWindow,
-    pub(super) merges: super::merge::Merges,
-    pub(super) deferred: super::defer::Deferred,
     pub(super) reach: super::reach::SiteReach,
     /// Per function, what merging and early stops ask of its CFG, once.
     analyses: HashMap<FuncId, std::rc::Rc<crate::ir::cfg::Analysis>>,
@@ -150,7 +162,7 @@ impl<'m> Executor<'m> {
             consts,
             handlers,
             states: Slab::default(),
-            searcher,
+            searcher: Merging::new(Deferring::new(searcher)),
             ptree: ProcessTree::default(),
             covered,
             stats,
@@ -170,8 +182,6 @@ impl<'m> Executor<'m> {
             unhandled: None,
             seeds,
             seed_values,
-            merges: super::merge::Merges::default(),
-            deferred: super::defer::Deferred::default(),
             reach: super::reach::SiteReach::default(),
             analyses: HashMap::new(),
             split_at: None,
@@ -185,7 +195,7 @@ impl<'m> Executor<'m> {
 
     /// Replaces the searcher (the default comes from the config).
     pub fn set_searcher(&mut self, searcher: Box<dyn Searcher>) {
-        self.searcher = searcher;
+        self.searcher.deferring().set_base(searcher);
     }
 
     pub fn num_revisions(&self) -> u32 {
@@ -195,6 +205,24 @@ impl<'m> Executor<'m> {
     /// Explores the program until every path halted or a limit stopped it.
     pub fn run(&mut self) -> RunSummary {
         let start = Instant::now();
+        self.begin(start);
+        let mut ticks = Ticks { start, last_progress: start, last_inbox: start, steps: 0 };
+        while self.searcher.holds_states() {
+            if self.stops_between_quanta(&mut ticks) {
+                break;
+            }
+            let Some(sid) = self.pick() else { continue };
+            self.run_quantum(sid);
+            if let Some(reason) = self.stop.clone() {
+                self.end_all(&reason);
+                break;
+            }
+        }
+        self.finish(start)
+    }
+
+    /// The solver's deadline and the initial state.
+    fn begin(&mut self, start: Instant) {
         // No query may run past the budget: its end is the solver's deadline.
         let budget_start = self.cfg.budget_start.unwrap_or(start);
         self.solver.set_deadline(self.cfg.max_time.map(|t| budget_start + t));
@@ -203,132 +231,150 @@ impl<'m> Executor<'m> {
         let leaf = self.ptree.root(id);
         self.state_mut(id).ptree_node = leaf;
         self.update_searcher(None, &[id], &[]);
-        let mut steps = 0u64;
-        let mut last_progress = start;
-        let mut last_inbox = start;
-        while !self.searcher.is_empty() || !self.deferred.is_empty() {
-            if last_inbox.elapsed() >= PROGRESS_INTERVAL {
-                last_inbox = Instant::now();
-                self.take_inbox();
-            }
-            if let Some(obs) = self.observer.as_mut()
-                && last_progress.elapsed() >= PROGRESS_INTERVAL
-            {
-                last_progress = Instant::now();
-                self.stats.elapsed = start.elapsed();
-                let p = Progress {
-                    stats: &self.stats,
-                    solver: self.solver.stats(),
-                    live_states: self.states.len(),
-                };
-                if (obs.on_progress(&p) == Control::Stop || self.stop_if_settled() == Control::Stop)
-                    && self.stop.is_none()
-                {
-                    self.stop = Some("stopped by the halt observer".into());
-                    self.observer_stopped = true;
-                    self.end_all("stopped by the halt observer");
-                    break;
-                }
-            }
-            if let Some(reason) = self.limit_reached(start, steps) {
-                self.stop = Some(reason.clone());
-                self.end_all(&reason);
-                break;
-            }
-            steps += 1;
-            if !self.deferred.is_empty() {
-                let back = self.deferred_back(self.searcher.is_empty());
-                self.update_searcher(None, &back, &[]);
-            }
-            if self.searcher.is_empty() {
-                continue;
-            }
-            let sid = match self.merges.urgent(|s| self.deferred.contains(s)) {
-                Some(s) => s,
-                None => {
-                    let view = SearchView { states: &self.states, ptree: &self.ptree };
-                    self.searcher.select(&view)
-                }
-            };
-            let mut st = self.slot(sid).take().expect("searcher selected a live state");
-            let domain_open = st.domain_open();
-            // A bug in the engine must not take the whole run down: the state
-            // that hit it ends with an internal error, the others go on.
-            let halted = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.run_state(&mut st)
-            })) {
-                Ok(h) => h,
-                Err(panic) => {
-                    self.forked.clear();
-                    let what = panic
-                        .downcast_ref::<String>()
-                        .map(String::as_str)
-                        .or_else(|| panic.downcast_ref::<&str>().copied())
-                        .unwrap_or("unknown");
-                    let message = format!("internal error in psychic's engine (please report it): {what}");
-                    self.warn(message.clone());
-                    self.approximate(&mut st, ApproxKind::Internal, message.clone());
-                    Some(self.error_termination(&st, ErrorKind::Exec, message))
-                }
-            };
-            let mut added = Vec::new();
-            let children = std::mem::take(&mut self.forked);
-            self.step_domain(domain_open, &st, halted.is_some(), &children);
-            for mut c in children {
-                self.follow_seeds(&mut c);
-                added.push(self.insert_state(c));
-            }
-            self.follow_seeds(&mut st);
-            if !added.is_empty() {
-                let leaves = self.ptree.split(st.ptree_node, sid, &added);
-                st.ptree_node = leaves[0];
-                for (&c, &l) in added.iter().zip(&leaves[1..]) {
-                    self.state_mut(c).ptree_node = l;
-                }
-            }
-            let groups = st.merge.clone();
-            self.join_groups(&groups, &added);
-            if let Some(split) = self.split_at.take() {
-                self.open_group(split, &mut st, sid, &added);
-            }
-            let mut removed = Vec::new();
-            let ran_out = std::mem::take(&mut self.deferred.now);
-            let mut resumed = match halted {
-                Some(t) => {
-                    self.ptree.remove(st.ptree_node);
-                    self.states.remove(sid);
-                    removed.push(sid);
-                    let groups = st.merge.clone();
-                    self.halt(*st, t);
-                    self.leave_groups(sid, &groups)
-                }
-                None => {
-                    *self.slot(sid) = Some(st);
-                    if self.defer_step(sid, ran_out) {
-                        removed.push(sid);
-                        Vec::new()
-                    } else {
-                        let (waits, resumed) = self.after_step(sid);
-                        if waits {
-                            removed.push(sid);
-                        }
-                        resumed
-                    }
-                }
-            };
-            resumed.extend(self.expire_groups());
-            self.update_searcher(Some(sid), &added, &removed);
-            if !resumed.is_empty() {
-                self.update_searcher(None, &resumed, &[]);
-            }
-            let live = self.states.len() as u64;
-            self.stats.max_live_states = self.stats.max_live_states.max(live);
-            if self.stop.is_some() {
-                let reason = self.stop.clone().unwrap_or_default();
-                self.end_all(&reason);
-                break;
+    }
+
+    /// Between two quanta: seeds from the inbox and the observer's progress
+    /// every interval, then the limits. Whether the run stops here (every
+    /// live state ended).
+    fn stops_between_quanta(&mut self, ticks: &mut Ticks) -> bool {
+        if ticks.last_inbox.elapsed() >= PROGRESS_INTERVAL {
+            ticks.last_inbox = Instant::now();
+            self.take_inbox();
+        }
+        if self.observer.is_some() && ticks.last_progress.elapsed() >= PROGRESS_INTERVAL {
+            ticks.last_progress = Instant::now();
+            if self.progress(ticks.start) == Control::Stop && self.stop.is_none() {
+                self.stop = Some("stopped by the halt observer".into());
+                self.observer_stopped = true;
+                self.end_all("stopped by the halt observer");
+                return true;
             }
         }
+        if let Some(reason) = self.limit_reached(ticks.start, ticks.steps) {
+            self.stop = Some(reason.clone());
+            self.end_all(&reason);
+            return true;
+        }
+        ticks.steps += 1;
+        false
+    }
+
+    /// Tells the observer how the run goes; `Stop` if it has learned enough,
+    /// or if no state left can tell apart the pairs it left open (`reach`).
+    fn progress(&mut self, start: Instant) -> Control {
+        self.stats.elapsed = start.elapsed();
+        let p = Progress { stats: &self.stats, solver: self.solver.stats(), live_states: self.states.len() };
+        let obs = self.observer.as_mut().expect("checked by the caller");
+        if obs.on_progress(&p) == Control::Stop || self.stop_if_settled() == Control::Stop {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    }
+
+    /// The state to run next, through the layers; states put aside whose
+    /// time has come are back in the search first.
+    fn pick(&mut self) -> Option<StateId> {
+        self.searcher.deferring().bring_back(&self.states, &mut self.ptree);
+        if self.searcher.is_empty() {
+            return None;
+        }
+        let view = SearchView { states: &self.states, ptree: &self.ptree };
+        Some(self.searcher.select(&view))
+    }
+
+    /// Runs `sid` for a quantum, then places what it left: its children in
+    /// the table and the process tree, the state itself halted, put aside,
+    /// waiting at a meeting point or live, and tells the searcher.
+    fn run_quantum(&mut self, sid: StateId) {
+        let mut st = self.slot(sid).take().expect("searcher selected a live state");
+        let domain_open = st.domain_open();
+        let halted = self.run_guarded(&mut st);
+        let children = std::mem::take(&mut self.forked);
+        self.step_domain(domain_open, &st, halted.is_some(), &children);
+        let added = self.adopt(sid, &mut st, children);
+        let ran_out = self.searcher.deferring().take_ran_out();
+        let removed: &[StateId] = match halted {
+            Some(t) => {
+                self.retire(sid, st, t);
+                &[sid]
+            }
+            None => {
+                *self.slot(sid) = Some(st);
+                if !self.defer_step(sid, ran_out) {
+                    self.after_step(sid);
+                }
+                &[]
+            }
+        };
+        self.expire_groups();
+        self.update_searcher(Some(sid), &added, removed);
+        let live = self.states.len() as u64;
+        self.stats.max_live_states = self.stats.max_live_states.max(live);
+    }
+
+    /// `run_state`, except that a bug in the engine must not take the whole
+    /// run down: the state that hit it ends with an internal error, the
+    /// others go on.
+    fn run_guarded(&mut self, st: &mut ExecutionState) -> Option<Termination> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_state(st))) {
+            Ok(h) => h,
+            Err(panic) => {
+                self.forked.clear();
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("unknown");
+                let message = format!("internal error in psychic's engine (please report it): {what}");
+                self.warn(message.clone());
+                self.approximate(st, ApproxKind::Internal, message.clone());
+                Some(self.error_termination(st, ErrorKind::Exec, message))
+            }
+        }
+    }
+
+    /// The states `st` forked in its quantum join the table, the process
+    /// tree and its merge groups (a revision split opens one); their ids.
+    fn adopt(
+        &mut self,
+        sid: StateId,
+        st: &mut ExecutionState,
+        children: Vec<ExecutionState>,
+    ) -> Vec<StateId> {
+        let mut added = Vec::new();
+        for mut c in children {
+            self.follow_seeds(&mut c);
+            added.push(self.insert_state(c));
+        }
+        self.follow_seeds(st);
+        if !added.is_empty() {
+            let leaves = self.ptree.split(st.ptree_node, sid, &added);
+            st.ptree_node = leaves[0];
+            for (&c, &l) in added.iter().zip(&leaves[1..]) {
+                self.state_mut(c).ptree_node = l;
+            }
+        }
+        let groups = st.merge.clone();
+        self.join_groups(&groups, &added);
+        if let Some(split) = self.split_at.take() {
+            self.open_group(split, st, sid, &added);
+        }
+        added
+    }
+
+    /// `sid` halted: out of the table and the tree, to the observer, and out
+    /// of its merge groups.
+    fn retire(&mut self, sid: StateId, st: Box<ExecutionState>, t: Termination) {
+        self.ptree.remove(st.ptree_node);
+        self.states.remove(sid);
+        let groups = st.merge.clone();
+        self.halt(*st, t);
+        self.leave_groups(sid, &groups);
+    }
+
+    /// The observer's last word, and the summary.
+    fn finish(&mut self, start: Instant) -> RunSummary {
         self.domain_unknown("no state was left");
         if let Some(obs) = self.observer.as_mut() {
             let mut cx = HaltContext { pool: &mut self.pool, solver: &mut self.solver, stats: &self.stats };
@@ -672,7 +718,7 @@ impl<'m> Executor<'m> {
         let mut n = 0u64;
         let mut out = None;
         while n < QUANTUM {
-            if !st.merge.is_empty() && self.merges.at_join(st) {
+            if !st.merge.is_empty() && self.searcher.at_join(st) {
                 break;
             }
             let f = st.stack.last().expect("running state has a frame");

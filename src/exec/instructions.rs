@@ -10,8 +10,8 @@ use crate::expr::{ExprId, ExprPool, FloatOp};
 use crate::ir::{BinOp, CastOp, Edge, Inst, Op, Operand, TypeKind};
 use crate::solver::Validity;
 
-use super::coverage::ApproxKind;
-use super::state::{ErrorKind, ExecutionState, Termination};
+use super::halt::{ApproxKind, ErrorKind, Termination};
+use super::state::ExecutionState;
 use super::value::{self, DivError, Value};
 
 use super::executor::{Executor, Place, Res, Stop, low_bits};

@@ -33,11 +33,13 @@ use crate::expr::{ExprId, ExprPool};
 use crate::ir::FuncId;
 use crate::ir::cfg::{self, Analysis, RegSet};
 
+use super::defer::Deferring;
 use super::executor::Executor;
+use super::halt::{FmtArg, OutputEvent};
 use super::memory::byte_expr;
-use super::searcher::StateId;
+use super::searcher::{SearchView, Searcher, StateId, forward_update};
 use super::slab::Slab;
-use super::state::{ExecutionState, FmtArg, OutputEvent};
+use super::state::ExecutionState;
 use super::value::Value;
 
 /// Instructions the members of a group may run after its split, and states
@@ -57,9 +59,12 @@ const FIRST_TIMEOUT: Duration = Duration::from_secs(2);
 /// given up.
 const RETRY_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// The open merge groups of a run.
-#[derive(Default)]
-pub(super) struct Merges {
+/// The layer over the searcher that holds the open merge groups of a run
+/// (KLEE's merging searcher): states waiting at a meeting point are out of
+/// the searcher below it and out of the process tree's walk, and while one
+/// waits, the other members of its group run first.
+pub(super) struct Merging {
+    inner: Deferring,
     groups: Slab<Group>,
     /// Open groups, oldest first.
     order: Vec<u32>,
@@ -68,6 +73,11 @@ pub(super) struct Merges {
     waiting: HashSet<StateId>,
     /// Meeting points (function, block) where a merge query timed out.
     hard: HashSet<(FuncId, usize)>,
+    /// Began to wait, and resumed, since the searcher below last heard: it
+    /// hears of them in the update of the step that made them, the resumed
+    /// ones in an update of their own after it.
+    left: Vec<StateId>,
+    resumed: Vec<StateId>,
 }
 
 struct Group {
@@ -85,21 +95,45 @@ struct Group {
     forks: usize,
 }
 
-impl Merges {
-    pub(super) fn is_waiting(&self, s: StateId) -> bool {
-        self.waiting.contains(&s)
+impl Merging {
+    pub(super) fn new(inner: Deferring) -> Self {
+        Merging {
+            inner,
+            groups: Slab::default(),
+            order: Vec::new(),
+            waiting: HashSet::new(),
+            hard: HashSet::new(),
+            left: Vec::new(),
+            resumed: Vec::new(),
+        }
+    }
+
+    pub(super) fn deferring(&mut self) -> &mut Deferring {
+        &mut self.inner
+    }
+
+    /// Whether some state is held: to run, or put aside (one waiting at a
+    /// meeting point resumes when its group's last member leaves).
+    pub(super) fn holds_states(&self) -> bool {
+        !self.is_empty() || self.inner.holds_any()
+    }
+
+    /// Whether `s` is out of the search: waiting at a meeting point, or put
+    /// aside for a query (`defer`).
+    pub(super) fn holds_out(&self, s: StateId) -> bool {
+        self.waiting.contains(&s) || self.inner.contains(s)
     }
 
     /// A member of the newest group someone waits in, to run before
     /// anything else: the waiting states resume as soon as it arrives.
-    /// States `aside` (put aside for a query) are not running either.
-    pub(super) fn urgent(&self, aside: impl Fn(StateId) -> bool) -> Option<StateId> {
+    /// States put aside for a query are not running either.
+    fn urgent(&self) -> Option<StateId> {
         self.order.iter().rev().find_map(|&g| {
             let g = self.groups.get(g as usize).expect("open group");
             if g.waiting.is_empty() {
                 return None;
             }
-            g.active.iter().rev().copied().find(|&s| !self.waiting.contains(&s) && !aside(s))
+            g.active.iter().rev().copied().find(|&s| !self.waiting.contains(&s) && !self.inner.contains(s))
         })
     }
 
@@ -109,6 +143,34 @@ impl Merges {
         let Some(&g) = st.merge.last() else { return false };
         let g = self.groups.get(g as usize).expect("open group");
         st.stack.len() == g.depth && st.frame().pc == g.join_pc && st.frame().func == g.func
+    }
+}
+
+impl Searcher for Merging {
+    fn select(&mut self, view: &SearchView) -> StateId {
+        self.urgent().unwrap_or_else(|| self.inner.select(view))
+    }
+
+    fn update(
+        &mut self,
+        view: &SearchView,
+        current: Option<StateId>,
+        added: &[StateId],
+        removed: &[StateId],
+    ) {
+        forward_update(&mut self.inner, view, current, added, removed, &mut self.left);
+        if !self.resumed.is_empty() {
+            let resumed = std::mem::take(&mut self.resumed);
+            self.inner.update(view, None, &resumed, &[]);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    fn name(&self) -> &'static str {
+        "merging"
     }
 }
 
@@ -143,8 +205,8 @@ impl Executor<'_> {
             started: self.stats.instructions,
             forks: 0,
         };
-        let g = self.merges.groups.insert(group) as u32;
-        self.merges.order.push(g);
+        let g = self.searcher.groups.insert(group) as u32;
+        self.searcher.order.push(g);
         self.stats.merge_groups += 1;
         st.merge.push(g);
         for &a in added {
@@ -162,84 +224,79 @@ impl Executor<'_> {
     }
 
     /// `sid` halted (or its frame returned past its groups' meeting points):
-    /// it leaves `groups`. Returns the states that resume.
-    pub(super) fn leave_groups(&mut self, sid: StateId, groups: &[u32]) -> Vec<StateId> {
-        let mut resumed = Vec::new();
+    /// it leaves `groups`, and the states it held back resume.
+    pub(super) fn leave_groups(&mut self, sid: StateId, groups: &[u32]) {
         for &g in groups.iter().rev() {
             self.group_mut(g).active.retain(|&s| s != sid);
-            resumed.extend(self.settle(g));
+            self.settle(g);
         }
-        resumed
     }
 
     /// After a step of a live state (back in its slot): it waits if it
     /// reached its innermost meeting point, and leaves the groups whose
-    /// frame it returned from. Returns whether it waits now, and the states
-    /// that resume.
-    pub(super) fn after_step(&mut self, sid: StateId) -> (bool, Vec<StateId>) {
-        let mut resumed = Vec::new();
+    /// frame it returned from. Returns whether it waits now.
+    pub(super) fn after_step(&mut self, sid: StateId) -> bool {
         loop {
             let st = self.live_state_mut(sid);
             let Some(&g) = st.merge.last() else { break };
             let depth = st.stack.len();
-            if self.merges.groups.get(g as usize).expect("open").depth <= depth {
+            if self.searcher.groups.get(g as usize).expect("open").depth <= depth {
                 break;
             }
             self.live_state_mut(sid).merge.pop();
-            resumed.extend(self.leave_groups(sid, &[g]));
+            self.leave_groups(sid, &[g]);
         }
         let st = self.states.get(sid).and_then(|s| s.as_deref()).expect("live");
-        if !self.merges.at_join(st) {
-            return (false, resumed);
+        if !self.searcher.at_join(st) {
+            return false;
         }
         let g = *st.merge.last().expect("at a meeting point");
         let leaf = st.ptree_node;
         self.ptree.park(leaf);
-        self.merges.waiting.insert(sid);
+        self.searcher.waiting.insert(sid);
+        self.searcher.left.push(sid);
         let group = self.group_mut(g);
         group.active.retain(|&s| s != sid);
         group.waiting.push(sid);
-        resumed.extend(self.settle(g));
-        (true, resumed)
+        self.settle(g);
+        true
     }
 
     /// Ends the groups whose members ran past `WINDOW`: their waiting states
     /// resume, merged where they can, and the running ones go on without them.
-    pub(super) fn expire_groups(&mut self) -> Vec<StateId> {
+    pub(super) fn expire_groups(&mut self) {
         let now = self.stats.instructions;
         let old: Vec<u32> = self
-            .merges
+            .searcher
             .order
             .iter()
             .copied()
             .filter(|&g| {
-                let g = self.merges.groups.get(g as usize).expect("open");
+                let g = self.searcher.groups.get(g as usize).expect("open");
                 now - g.started > WINDOW || g.forks > WINDOW_FORKS
             })
             .collect();
-        let mut resumed = Vec::new();
         for g in old.into_iter().rev() {
             self.stats.merge_groups_expired += 1;
             for s in std::mem::take(&mut self.group_mut(g).active) {
                 self.live_state_mut(s).merge.retain(|&x| x != g);
             }
-            resumed.extend(self.settle(g));
+            self.settle(g);
         }
-        resumed
     }
 
     /// Once no member of `g` runs: merges what waits and resumes it.
-    fn settle(&mut self, g: u32) -> Vec<StateId> {
+    fn settle(&mut self, g: u32) {
         if !self.group_mut(g).active.is_empty() {
-            return Vec::new();
+            return;
         }
-        let group = self.merges.groups.remove(g as usize).expect("open group");
-        self.merges.order.retain(|&x| x != g);
+        let group = self.searcher.groups.remove(g as usize).expect("open group");
+        self.searcher.order.retain(|&x| x != g);
         let live = &group.cfg.live_in[group.join_block];
         let join = (group.func, group.join_block);
         let mut survivors = group.waiting;
         for s in &survivors {
-            self.merges.waiting.remove(s);
+            self.searcher.waiting.remove(s);
         }
         // States with one path condition: equal effects make them one.
         let mut i = 0;
@@ -291,7 +348,7 @@ impl Executor<'_> {
             let leaf = st.ptree_node;
             self.ptree.unpark(leaf, s);
         }
-        survivors
+        self.searcher.resumed.extend(survivors);
     }
 
     /// `s` was merged into another state: it leaves the run (no path), and
@@ -407,7 +464,7 @@ impl Executor<'_> {
     /// Whether `cond` holds on no solution of `constraints`: one merge
     /// query, counted apart from the engine's branches.
     fn never(&mut self, constraints: &[ExprId], cond: ExprId, join: (FuncId, usize)) -> bool {
-        let hard = self.merges.hard.contains(&join);
+        let hard = self.searcher.hard.contains(&join);
         let timeout = self.solver.timeout();
         self.solver.set_timeout(if hard { RETRY_TIMEOUT } else { FIRST_TIMEOUT }.min(timeout));
         let started = Instant::now();
@@ -416,7 +473,7 @@ impl Executor<'_> {
         self.stats.merge_queries += 1;
         self.stats.merge_time += started.elapsed();
         if feasible.is_err() {
-            self.merges.hard.insert(join);
+            self.searcher.hard.insert(join);
         }
         feasible == Ok(false)
     }
@@ -426,7 +483,7 @@ impl Executor<'_> {
     }
 
     fn group_mut(&mut self, g: u32) -> &mut Group {
-        self.merges.groups.get_mut(g as usize).expect("open group")
+        self.searcher.groups.get_mut(g as usize).expect("open group")
     }
 
     fn live_state_mut(&mut self, s: StateId) -> &mut ExecutionState {

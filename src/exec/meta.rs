@@ -15,9 +15,10 @@ use crate::expr::{ExprId, ExprPool};
 use crate::ir::cfg::block_insts;
 use crate::ir::{BinOp, Callee, CastOp, Edge, Module, NO_REG, Op, Reg};
 
+use super::halt::{HaltedPath, Termination};
 use super::revset::RevSet;
 use super::special::Handler;
-use super::state::{ExecutionState, HaltedPath, Termination};
+use super::state::ExecutionState;
 use super::value::Value;
 
 use super::executor::{Executor, Res, Stop};

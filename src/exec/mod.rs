@@ -18,6 +18,7 @@ mod defer;
 pub mod domain;
 mod executor;
 mod float;
+pub mod halt;
 mod instructions;
 pub mod memory;
 mod merge;
@@ -37,17 +38,18 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-pub use coverage::{ApproxKind, Approximation, Coverage};
+pub use coverage::Coverage;
 pub use domain::{DomainObject, InputDomain};
 pub use executor::Executor;
+pub use halt::{
+    Annotation, ApproxKind, Approximation, ErrorKind, FmtArg, HaltedPath, Location, OutputEvent, StackFrame,
+    Stream, SymbolicObject, Termination, ktest_objects,
+};
 pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use seeds::SeedInbox;
 pub use slab::Slab;
-pub use state::{
-    Annotation, ErrorKind, ExecutionState, FmtArg, HaltedPath, Location, OutputEvent, StackFrame, Stream,
-    SymbolicObject, Termination, ktest_objects,
-};
+pub use state::ExecutionState;
 
 use crate::expr::ExprPool;
 use crate::solver::{Solver, SolverStats};

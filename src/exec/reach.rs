@@ -28,8 +28,9 @@ use crate::ir::cfg::{RegSet, block_insts, block_of, edges};
 use crate::ir::{Callee, Const, FuncId, Module, Op, Operand};
 
 use super::executor::Executor;
+use super::halt::{FmtArg, OutputEvent};
 use super::special::Handler;
-use super::state::{ExecutionState, FmtArg, OutputEvent};
+use super::state::ExecutionState;
 use super::value::Value;
 use super::{Control, RevSet};
 

@@ -40,6 +40,25 @@ pub trait Searcher {
     fn name(&self) -> &'static str;
 }
 
+/// An update passed on by a layer that took the states `left` out of the
+/// search since the searcher below it last heard: they leave it in this
+/// update, with the states that halted.
+pub(super) fn forward_update(
+    inner: &mut dyn Searcher,
+    view: &SearchView,
+    current: Option<StateId>,
+    added: &[StateId],
+    removed: &[StateId],
+    left: &mut Vec<StateId>,
+) {
+    if left.is_empty() {
+        inner.update(view, current, added, removed);
+    } else {
+        let removed: Vec<StateId> = removed.iter().copied().chain(left.drain(..)).collect();
+        inner.update(view, current, added, &removed);
+    }
+}
+
 /// The searchers `--search` offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchKind {

@@ -47,8 +47,9 @@ use crate::expr::{Assignment, Evaluator};
 use crate::ktest::KTest;
 
 use super::executor::Executor;
+use super::halt::SymbolicObject;
 use super::searcher::StateId;
-use super::state::{ExecutionState, SymbolicObject};
+use super::state::ExecutionState;
 
 /// Inputs one engine hands the other while both run, as ktests: the
 /// fuzzer's to the symbolic engine (`ExecConfig::seed_inbox`), which takes
@@ -147,7 +148,7 @@ impl Executor<'_> {
         };
         self.states
             .keys()
-            .filter(|&k| !self.merges.is_waiting(k) && !self.deferred.contains(k))
+            .filter(|&k| !self.searcher.holds_out(k))
             .filter(|&k| self.states.get(k).and_then(|s| s.as_deref()).is_some_and(&mut accepts))
             .collect()
     }

@@ -23,8 +23,9 @@ use crate::expr::fold::mask;
 use crate::ir::{FKind, FUnary, FuncId, TyId, TypeKind};
 
 use super::executor::{Executor, Place, Res, Stop};
+use super::halt::{Annotation, ErrorKind, Location, Stream, SymbolicObject, Termination};
 use super::memory::byte_expr;
-use super::state::{Annotation, ErrorKind, ExecutionState, Location, Stream, SymbolicObject, Termination};
+use super::state::ExecutionState;
 use super::stdio::PrintFn;
 use super::value::{Byte, Value};
 use super::{ExternalCalls, RevSet};

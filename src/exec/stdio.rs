@@ -43,9 +43,10 @@ use crate::expr::ExprId;
 use crate::expr::fold::mask;
 
 use super::executor::{Executor, Res};
+use super::halt::{ErrorKind, FmtArg, OutputEvent, Stream};
 use super::memory::{byte_expr, to_byte};
 use super::printf::{self, Arg, Piece, Slot, Spec, Val};
-use super::state::{ErrorKind, ExecutionState, FmtArg, OutputEvent, Stream};
+use super::state::ExecutionState;
 use super::value::{Byte, Value};
 
 /// Where a printf-family function writes.
