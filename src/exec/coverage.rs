@@ -6,6 +6,19 @@
 //! a revision whose paths were all explored exactly, and none cut, has no
 //! behaviour the engine did not see. Anything else (a concretised value, a
 //! model gap, a cut path, a solver timeout, the budget) leaves a record here.
+//!
+//! What records an `Approximation` (kind, what, location) on the state:
+//! `concretize` (when the path does not already fix the value); path-ending
+//! errors the engine makes rather than the program (`external`, `unhandled`,
+//! `solver`, the libc model's `model`, internal errors); early terminations that
+//! cut (`max-depth`, `max-forks`) or that the budget left (not when the observer
+//! stopped the run because it knew enough); a malloc over the engine's limit; an
+//! allocation size over `SYM_CAP` (concretised); bytes past a symbolic old size
+//! that a realloc may expose without their unwritten marks; a read of
+//! uninitialised memory (`Uninitialised`: the engine took it as 0). At the halt
+//! the path carries them (`HaltedPath::approximations`) and `Coverage` counts,
+//! per revision, exact paths and approximated ones by kind with the first
+//! occurrence; it is `RunSummary::coverage`, and the report carries it as it is.
 
 use std::collections::BTreeMap;
 

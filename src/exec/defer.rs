@@ -11,6 +11,14 @@
 //! effect of its instruction, which the state runs again from the start,
 //! as a revision split does. The differentiator's queries follow the same
 //! ladder (`diff`).
+//!
+//! The first timeout is 100 ms (`FIRST_TIMEOUT`). A state is put aside only if a
+//! state of another revision is there to run (not put aside, not waiting to
+//! merge); it comes back after twice its next timeout, or when nothing else is
+//! left, with ten times the timeout, up to the solver's own, until its
+//! instruction is done (a switch asks one query per target). A state that
+//! follows a seed is never put aside (seeds first). `report.json`'s
+//! `stats.deferred_branch_queries` counts them.
 
 use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};

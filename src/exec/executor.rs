@@ -4,6 +4,22 @@
 //! instruction semantics, calls, memory access and meta-branch handling are
 //! rooms of their own (`instructions`, `calls`, `access`, `meta`), each an
 //! `impl Executor` block over the same struct.
+//!
+//! The loop (`Executor::run`) picks a state through the searcher's layers (`Merging` over `Deferring` over the base searcher), runs it (`run_quantum`) for up to 10,000 instructions, or until it
+//! forks or halts. Forks go through `decide`, `may_fork` and `assume_or_fork`; a
+//! special function that must decide on a symbolic value (sprintf's text length)
+//! commits the state to one side and lets a copy take the other and run the call
+//! again from the start, before any side effect, like a pointer resolution.
+//!
+//! Data flow: `Executor::new(&Module, ExecConfig)` → `run()` → `RunSummary`
+//! (stats, solver stats, the `HaltedPath`s if `keep_paths`, warnings). An error
+//! halt carries a `Location` (file, line, column from debug info) and the call
+//! stack (`StackFrame`: function and the position of its call, innermost first).
+//! `ExecConfig::interrupt` (Ctrl-C) stops the run like a limit.
+//! `ExecConfig::per_revision_states` splits a state into one per revision at its
+//! first `__klee_meta` call (the paper's ApplyMetaBranch), to measure what shared
+//! execution gains. A panic inside one state's step ends that state with an
+//! internal `exec` error; the run goes on.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;

@@ -2,6 +2,16 @@
 //! types the executor hands the observer at every halt, apart from the live
 //! state (`state`) and the per-revision ledger (`coverage`) so that neither
 //! of those needs the other.
+//!
+//! what leaves the engine. `HaltedPath` (revisions, path
+//! condition, outputs, `Termination`, the input it followed, its
+//! approximations), `Termination` (exit, error, silent, early; an early one says
+//! whether the budget cut it, `Termination::Early::cut`), `ErrorKind` (named by
+//! KLEE's `.err` suffixes, and `alloc` for an allocation ASan refuses),
+//! `Location`, and the approximation types (`ApproxKind`, `Approximation`).
+//! Every error is a halt with a kind, a message, the source location of the
+//! instruction and the call stack; the rest of the run goes on. A solver failure
+//! ends only the state that asked.
 
 use std::fmt;
 

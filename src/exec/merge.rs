@@ -24,6 +24,25 @@
 //! (merged where it can), and the rest runs on without it. Not merging is
 //! always exact; merging states that are equal on every input of the path
 //! is too.
+//!
+//! The meeting point is the immediate post-dominator of the split's block in the
+//! split's frame (`ir::cfg`). A waiting member is out of the searcher and the
+//! process tree's walk, and while someone waits the other members run first
+//! (the `Merging` layer over the searcher: KLEE's merging searcher). When none
+//! runs, the waiting states are compared: frames (the caller frames equal, the
+//! registers live at the meeting point), inputs, outputs, memory (object by
+//! object; an object shared since the split is equal without a look). A state
+//! whose path condition the states of other revisions split (their variant
+//! branched on an input, its own did not) absorbs them if they cover it and each
+//! is equal to it on its part (one query). A merge query first gets 2 s
+//! (proving float rewrites equal takes about a second, and saves every
+//! differential query after it), and 100 ms at a meeting point where one timed
+//! out before; a timeout keeps the states apart. A group gives up at `WINDOW`
+//! (20,000) instructions or `WINDOW_FORKS` (8) forks: a variant with a loop over
+//! an input would hold the others back, and their paths halting in one burst
+//! lose what cross seeding gains from halting one by one. `--no-merge` turns
+//! merging off; `report.json`'s `stats.merging` and `query_kinds.merge` count
+//! it. (`benches/README.md`, hard: the figures behind the timeouts.)
 
 use std::collections::HashSet;
 use std::rc::Rc;

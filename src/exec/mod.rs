@@ -9,6 +9,26 @@
 //! expression that mentions the revision is never sent to the solver: when
 //! one must be decided, the state splits by the value each revision gives
 //! it (see `Executor::split_revisions`), so shared code runs once for all.
+//!
+//! The observer: a `HaltObserver` set with `set_observer` sees every
+//! `HaltedPath` with the pool and the solver (`on_halt`), and may stop the run;
+//! `on_progress` is called about every `PROGRESS_INTERVAL` (100 ms) with the
+//! statistics and may stop it too (exploration may halt no path for a long
+//! while); `on_end` once exploration has ended; `on_domain` once, with the input
+//! domain or why there is none; `open_pairs` and `proved_by_exploration` let the
+//! engine prove pairs by exploration (`reach.rs`). The `SeedInbox` is the other
+//! way in: inputs from another thread (`seeds.rs`). These two are all the engine
+//! knows of the differentiator and the fuzzer.
+//!
+//! Revisions: splitting covers every expression that mentions the revision and
+//! must be decided: a branch, a switch, a select condition, an address, a call
+//! target, a size, an assumption. Every part re-runs the instruction. A branch
+//! decided by the revision alone looks further (`meta.rs`): each revision
+//! follows its edge on through blocks that only compute on the revision (the
+//! `||`/`&&` chains of `__klee_meta(S) == r` tests that `unify` writes), and the
+//! state splits by the block where the chains land, so revisions that select the
+//! same variant stay one state. At a halt, outputs that mention the revision
+//! split the `HaltedPath` per group of revisions.
 
 mod access;
 mod alloc;

@@ -4,6 +4,22 @@
 //! each step, and asks it for the next one. Searchers see the states, the
 //! process tree and the coverage through a [`SearchView`]. A later
 //! revision-aware scheduler implements the same trait.
+//!
+//! The `Searcher` trait (select, update, is_empty) works over a `SearchView` of
+//! the states and the `ProcessTree`. `Dfs`, `Bfs`, `RandomPath`; `CovNew`
+//! (weights in a sum tree, O(log n) sampling, as KLEE's DiscretePDF);
+//! `Interleaved` (KLEE's default: random-path with covnew). `Parallel`,
+//! diff-patches' scheduler: states are grouped by their revision set, groups
+//! take turns, and each group's own covnew picks its state (depth first: groups
+//! dive into the first loop an input bounds and stay); a group whose next state
+//! stands at the same instruction as another group's, with disjoint revisions,
+//! goes first, within rounds in which every group takes one turn (without
+//! rounds, two groups that keep meeting starve the rest). Layers around the base
+//! searcher: `SeedsFirst` runs the states that still agree with a seed input
+//! before anything else; `Merging` (`merge.rs`) over `Deferring`
+//! (`defer.rs`) over the base: each takes states out of the searcher below and
+//! puts them back, forwarding the same `update` calls. Removing one state at
+//! either end of a list is O(1); removing many at once goes through a set.
 
 use std::collections::VecDeque;
 

@@ -1,4 +1,10 @@
 //! One path of the program: KLEE's ExecutionState, plus the revision set.
+//!
+//! `ExecutionState` holds the frames with their register files,
+//! the path constraints, the `RevSet`, the `AddressSpace`, the output events, the
+//! annotations and the log of symbolic objects. Two states of different
+//! revisions that make the k-th `klee_make_symbolic` of their path read the same
+//! array (`pool.array(name, size, k)`), so states that split late share inputs.
 
 use crate::expr::ExprId;
 use crate::ir::{FuncId, Reg};
