@@ -945,7 +945,10 @@ impl Differentiator<'_> {
     /// The path's input, as a seed for fuzzing: the one it followed, or a
     /// model of its condition (one query, mostly answered by the caches).
     fn seed_fuzzer(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) {
-        if self.seeds.is_none() {
+        // Past the deadline fuzzing has stopped too, and the budget's end
+        // halts every live state at once: tens of thousands of models for
+        // nobody would overrun --max-time by seconds.
+        if self.seeds.is_none() || cx.solver.past_deadline() {
             return;
         }
         let bytes = match &path.input {
