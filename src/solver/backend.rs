@@ -84,6 +84,9 @@ impl Z3Backend {
         let solver = z3::Solver::new_for_logic(logic).unwrap_or_default();
         let mut params = Params::new();
         params.set_u32("timeout", u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1));
+        // Z3 takes SIGINT for itself while it checks (and cancels the query):
+        // a Ctrl-C then never reached psychic's handler, and the run went on.
+        params.set_bool("ctrl_c", false);
         solver.set_params(&params);
         for lit in lits {
             self.lower(pool, lit.expr);
