@@ -441,7 +441,13 @@ pub fn partition(row: &[Observation], sel: OutputSelection) -> Partition {
             let f = firsts[c];
             views[f].whole() && runs.iter().flatten().any(|o| o.run_view(sel) == views[f])
         });
-        let c = match plainly.or(alike.first().copied()) {
+        // A run stopped at its time limit is most like a class that ran out
+        // of time too: when the allowance for hangs is spent, a hanging
+        // revision's run is cut short, and it prints no more than a
+        // revision that ends at once with nothing (or with what it printed).
+        let alike_in_time =
+            alike.iter().copied().find(|&c| row[r].outcome.timed_out && row[firsts[c]].outcome.timed_out);
+        let c = match plainly.or(alike_in_time).or(alike.first().copied()) {
             Some(c) => c,
             None => {
                 firsts.push(r);
