@@ -130,13 +130,11 @@ impl Coverage {
         by_kind
             .into_iter()
             .map(|(kind, (paths, revisions, first))| {
-                let revisions: Vec<String> = revisions.iter().map(u32::to_string).collect();
                 let at = first.location.as_ref().map(|l| format!(" at {l}")).unwrap_or_default();
                 format!(
-                    "{kind}: {paths} path{} of revision{} {} ({}{at})",
+                    "{kind}: {paths} path{} of {} ({}{at})",
                     if paths == 1 { "" } else { "s" },
-                    if revisions.len() == 1 { "" } else { "s" },
-                    revisions.join(", "),
+                    super::revset::revisions_named(revisions),
                     first.first,
                 )
             })

@@ -101,7 +101,9 @@ impl Deferring {
             let leaf = states.get(s).and_then(|s| s.as_deref()).expect("live state").ptree_node;
             ptree.unpark(leaf, s);
         }
-        self.inner.update(&SearchView { states, ptree }, None, &back, &[]);
+        if !back.is_empty() {
+            self.inner.update(&SearchView { states, ptree }, None, &back, &[]);
+        }
     }
 }
 

@@ -30,6 +30,7 @@
 
 use super::executor::Executor;
 use super::halt::SymbolicObject;
+use super::revset::{RevSet, revisions_named};
 use super::state::ExecutionState;
 use super::value::Byte;
 use crate::expr::ExprId;
@@ -129,12 +130,6 @@ impl DomainWindow {
     }
 }
 
-/// "revision 3", "revisions 3, 7".
-fn revisions_named(revisions: &[u32]) -> String {
-    let list: Vec<String> = revisions.iter().map(u32::to_string).collect();
-    format!("revision{} {}", if list.len() == 1 { "" } else { "s" }, list.join(", "))
-}
-
 impl ExecutionState {
     /// This path still stands for every input of its revisions.
     pub(super) fn domain_open(&self) -> bool {
@@ -193,16 +188,14 @@ impl Executor<'_> {
         if self.domain.closed {
             return;
         }
-        let mut open: Vec<u32> = (self.states.keys())
+        let open: RevSet = (self.states.keys())
             .filter_map(|k| self.states.get(k).and_then(|s| s.as_deref()))
             .filter(|s| s.domain_open())
             .flat_map(|s| s.revisions.iter())
             .collect();
-        open.sort_unstable();
-        open.dedup();
         let mut reason = format!("the domain was not known when the run ended ({why})");
         if !open.is_empty() {
-            reason += &format!(": {} had not branched on an input yet", revisions_named(&open));
+            reason += &format!(": {} had not branched on an input yet", revisions_named(open.iter()));
         }
         self.close_domain(Err(&reason));
     }
@@ -260,7 +253,7 @@ impl Executor<'_> {
         let mut bounded = InputDomain { objects: Vec::new() };
         let mut result = Ok(());
         for o in objects {
-            result = self.object_range(o, constraints, started).and_then(|r| {
+            result = self.object_range(o, constraints, started, timeout).and_then(|r| {
                 bounded.objects.push(r);
                 if bounded.inputs() > MAX_INPUTS {
                     return Err(format!(
@@ -285,6 +278,7 @@ impl Executor<'_> {
         o: &SymbolicObject,
         constraints: &[ExprId],
         started: std::time::Instant,
+        timeout: std::time::Duration,
     ) -> Result<DomainObject, String> {
         let w = o.size as u32 * 8;
         let bytes: Vec<Byte> = (0..o.size).map(|i| Byte::S(self.pool.read_input(o.array, i))).collect();
@@ -300,7 +294,8 @@ impl Executor<'_> {
                 let Some(left) = BOX_TIME.checked_sub(started.elapsed()) else {
                     return Err(format!("bounding input `{}` took over {BOX_TIME:?} of queries", o.name));
                 };
-                self.solver.set_timeout(left);
+                // What is left of the box's time, never more than a query's own.
+                self.solver.set_timeout(left.min(timeout));
                 let mid = if upper { lo + (hi - lo).div_ceil(2) } else { lo + (hi - lo) / 2 };
                 let m = self.pool.constant(w, if signed { mid ^ sign } else { mid });
                 let cond = match (signed, upper) {

@@ -371,8 +371,9 @@ impl<'m> Executor<'m> {
                 self.state_mut(c).ptree_node = l;
             }
         }
-        let groups = st.merge.clone();
-        self.join_groups(&groups, &added);
+        if !added.is_empty() {
+            self.join_groups(&st.merge, &added);
+        }
         if let Some(split) = self.split_at.take() {
             self.open_group(split, st, sid, &added);
         }
@@ -384,7 +385,8 @@ impl<'m> Executor<'m> {
     fn retire(&mut self, sid: StateId, st: Box<ExecutionState>, t: Termination) {
         self.ptree.remove(st.ptree_node);
         self.states.remove(sid);
-        let groups = st.merge.clone();
+        let mut st = st;
+        let groups = std::mem::take(&mut st.merge);
         self.halt(*st, t);
         self.leave_groups(sid, &groups);
     }
@@ -618,8 +620,9 @@ impl<'m> Executor<'m> {
         let ended = matches!(t, Termination::Exit { .. } | Termination::Error { .. });
         self.stats.inbox_paths += u64::from(ended && st.seeds.iter().any(|s| self.inbox_seeds.contains(s)));
         let mut st = st;
+        let end = self.program_location(&st);
         if let Some(mut a) = Approximation::of_termination(&t) {
-            a.location = a.location.or_else(|| self.program_location(&st));
+            a.location = a.location.or_else(|| end.clone());
             st.approximate(a);
         }
         match &t {
@@ -628,7 +631,6 @@ impl<'m> Executor<'m> {
             Termination::Silent => self.stats.paths_silent += 1,
             Termination::Early { .. } => self.stats.paths_early += 1,
         }
-        let end = self.program_location(&st);
         let path = HaltedPath {
             end,
             revisions: st.revisions,

@@ -253,8 +253,8 @@ impl Executor<'_> {
 
     /// After a step of a live state (back in its slot): it waits if it
     /// reached its innermost meeting point, and leaves the groups whose
-    /// frame it returned from. Returns whether it waits now.
-    pub(super) fn after_step(&mut self, sid: StateId) -> bool {
+    /// frame it returned from.
+    pub(super) fn after_step(&mut self, sid: StateId) {
         loop {
             let st = self.live_state_mut(sid);
             let Some(&g) = st.merge.last() else { break };
@@ -267,7 +267,7 @@ impl Executor<'_> {
         }
         let st = self.states.get(sid).and_then(|s| s.as_deref()).expect("live");
         if !self.searcher.at_join(st) {
-            return false;
+            return;
         }
         let g = *st.merge.last().expect("at a meeting point");
         let leaf = st.ptree_node;
@@ -278,7 +278,6 @@ impl Executor<'_> {
         group.active.retain(|&s| s != sid);
         group.waiting.push(sid);
         self.settle(g);
-        true
     }
 
     /// Ends the groups whose members ran past `WINDOW`: their waiting states

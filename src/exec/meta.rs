@@ -287,10 +287,15 @@ const LOOKAHEAD_BLOCKS: usize = 32;
 /// Splits a halted path by the revisions whose outputs differ: every output
 /// expression that mentions the revision is made concrete per revision.
 pub(super) fn split_path_by_revision(pool: &mut ExprPool, mut path: HaltedPath) -> Vec<HaltedPath> {
-    let exprs = path_exprs(&mut path);
-    if !exprs.iter().any(|&e| pool.mentions_revision(e)) {
+    let mut mentions = false;
+    map_path_exprs(&mut path, &mut |e| {
+        mentions |= pool.mentions_revision(e);
+        e
+    });
+    if !mentions {
         return vec![path];
     }
+    let exprs = path_exprs(&mut path);
     let mut groups: Vec<(Vec<ExprId>, RevSet)> = Vec::new();
     for r in path.revisions.iter() {
         let key: Vec<ExprId> = exprs.iter().map(|&e| pool.substitute_revision(e, r)).collect();

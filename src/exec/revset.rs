@@ -66,6 +66,12 @@ impl RevSet {
     }
 }
 
+/// "revision 3", "revisions 3, 7": for messages.
+pub(super) fn revisions_named(revisions: impl IntoIterator<Item = u32>) -> String {
+    let list: Vec<String> = revisions.into_iter().map(|r| r.to_string()).collect();
+    format!("revision{} {}", if list.len() == 1 { "" } else { "s" }, list.join(", "))
+}
+
 impl FromIterator<u32> for RevSet {
     fn from_iter<I: IntoIterator<Item = u32>>(it: I) -> RevSet {
         let mut s = RevSet::empty();
