@@ -185,7 +185,13 @@ fn drain(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<(Vec<u8>,
         let mut cut = false;
         loop {
             match r.read(&mut buf) {
-                Ok(0) | Err(_) => break,
+                Ok(0) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                // What came is kept, and known to be only the start.
+                Err(_) => {
+                    cut = true;
+                    break;
+                }
                 Ok(n) => {
                     let room = MAX_CAPTURE - kept.len();
                     kept.extend_from_slice(&buf[..n.min(room)]);

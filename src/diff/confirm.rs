@@ -61,7 +61,7 @@ impl Observation {
     /// The same behaviour in every output but stderr (which carries ASan's
     /// addresses, different in every run).
     fn same_as(&self, other: &Observation) -> bool {
-        let all = OutputSelection { stdout: true, stderr: false, exit: true, annotations: true };
+        let all = OutputSelection::default();
         self.run_view(all) == other.run_view(all)
     }
 
@@ -92,6 +92,12 @@ impl Observation {
 
     /// Why the view of this run is partial, if it is.
     pub fn partial(&self, sel: OutputSelection) -> Option<Partial> {
+        // A perturbed run the spent allowance cut short says nothing of
+        // garbage: only that it had not ended.
+        let cut = |o: &Observation| o.outcome.timed_out && o.cut_short;
+        if self.alternate.as_deref().is_some_and(cut) {
+            return Some(Partial::CutShort);
+        }
         if self.nondeterministic_under(sel) {
             return Some(Partial::Unstable);
         }
@@ -134,6 +140,9 @@ impl<T: PartialEq + Clone> Seen<T> {
     }
 }
 
+/// How a run ended: exit status, signal, timed out.
+type Exit = (Option<i32>, Option<i32>, bool);
+
 /// What is known of a run's behaviour, as a selection of outputs sees it;
 /// `None` parts are not selected. Two runs with equal whole views behave
 /// alike; partial views are compared by [`View::alike`].
@@ -142,7 +151,7 @@ pub struct View {
     stdout: Option<Seen<u8>>,
     stderr: Option<Seen<u8>>,
     /// `Some(None)`: selected, but not known.
-    exit: Option<Option<(Option<i32>, Option<i32>, bool)>>,
+    exit: Option<Option<Exit>>,
     annotations: Option<Seen<String>>,
 }
 

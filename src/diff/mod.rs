@@ -36,7 +36,7 @@
 //! `PairGap` of every revision pair across the two paths
 //! (`Differentiator::gaps`): those revisions, if no test tells them apart, are
 //! not proved equivalent. Candidates whose path read uninitialised memory are
-//! not replayed but seeded to fuzzing (`uninitialised_candidates`); a candidate
+//! not replayed but seeded to fuzzing where it runs (`uninitialised_candidates`); a candidate
 //! whose input was already replayed is skipped (`repeated_candidates`); one the
 //! budget left no time for is `unreplayed_candidates` and a
 //! `PairGap::Unreplayed`.
@@ -175,7 +175,8 @@ pub struct DiffStats {
     pub disagreements: u64,
     /// Candidates the engine predicted on a path that read memory it never
     /// wrote (natively garbage, which it took as 0): not replayed as a
-    /// difference, but handed to fuzzing, which runs them natively.
+    /// difference, but handed to fuzzing, which runs them natively. (Without
+    /// fuzzing they replay like any other.)
     pub uninitialised_candidates: u64,
     /// Candidates equal to one replayed before: not replayed again.
     pub repeated_candidates: u64,
@@ -302,6 +303,16 @@ pub struct Differentiator<'a> {
 /// within it, and one that is not waits in `Differentiator::retries`.
 const FIRST_TIMEOUT: Duration = Duration::from_millis(100);
 
+/// What became of a candidate sent to replay.
+enum Replayed {
+    /// Its file and every revision's observation.
+    Ran(PathBuf, Vec<Observation>),
+    /// The same input ran before.
+    Before,
+    /// The budget ended before every revision ran.
+    OutOfTime,
+}
+
 /// A differential query to ask again.
 struct Retry {
     h: HaltedPath,
@@ -378,11 +389,9 @@ impl<'a> Differentiator<'a> {
             if self.done() {
                 break;
             }
-            let Some((candidate, row)) = self.replay(&ktest)? else { continue };
+            let Replayed::Ran(candidate, row) = self.replay(&ktest)? else { continue };
             let p = confirm::partition(&row, self.cfg.outputs);
-            let n = self.revisions;
-            let new = (0..n).any(|a| (0..n).any(|b| p.apart(a, b) && !self.apart(a as u32, b as u32)));
-            if new {
+            if self.splits_new(&p) {
                 self.keep(ktest, candidate, row, p, Vec::new(), by)?;
             } else {
                 self.stats.fuzz_redundant += 1;
@@ -474,6 +483,11 @@ impl<'a> Differentiator<'a> {
                 self.gaps.entry((a.min(b), a.max(b))).or_default().insert(gap);
             }
         }
+    }
+
+    /// How many revisions it tells apart.
+    pub fn revisions(&self) -> usize {
+        self.revisions
     }
 
     /// A confirmed test tells `a` and `b` apart.
@@ -655,16 +669,18 @@ impl<'a> Differentiator<'a> {
     /// The candidate of paths `h` and `g`: replayed as a difference, unless
     /// either path read memory it never wrote. The engine took that garbage
     /// as 0, so what it predicts there is what the program does on one
-    /// value of the garbage among many: fuzzing gets the input instead, and
-    /// runs it natively on every revision, where a difference that garbage
-    /// does not decide shows as one.
+    /// value of the garbage among many: fuzzing, where it runs, gets the
+    /// input instead, and runs it natively on every revision, where a
+    /// difference that garbage does not decide shows as one. Without
+    /// fuzzing it replays like any candidate (the perturbed run keeps what
+    /// garbage decides from separating).
     fn propose(&mut self, h: &HaltedPath, g: &HaltedPath, ktest: KTest) -> std::io::Result<()> {
         let made_up = |p: &HaltedPath| p.approximations.iter().any(|a| a.kind == ApproxKind::Uninitialised);
-        if made_up(h) || made_up(g) {
+        if (made_up(h) || made_up(g))
+            && let Some(seeds) = &mut self.seeds
+        {
             self.stats.uninitialised_candidates += 1;
-            if let Some(seeds) = &mut self.seeds {
-                seeds.push(ktest);
-            }
+            seeds.push(ktest);
             return Ok(());
         }
         self.confirm(ktest, &h.revisions, &g.revisions, union(&h.sites, &g.sites))
@@ -672,31 +688,53 @@ impl<'a> Differentiator<'a> {
 
     /// Replays `ktest` on every revision; keeps it if the revisions of `x` and
     /// `y` differ natively as predicted.
+    /// A refuted candidate whose runs still tell apart a pair no test has
+    /// is kept as a test too: what it tells apart replayed. (So an input
+    /// replayed before can tell apart no pair that is not told apart yet.)
     fn confirm(&mut self, ktest: KTest, x: &RevSet, y: &RevSet, sites: Vec<u32>) -> std::io::Result<()> {
-        let Some((candidate, row)) = self.replay(&ktest)? else {
-            self.gap(x, y, PairGap::Unreplayed);
-            return Ok(());
+        let (candidate, row) = match self.replay(&ktest)? {
+            Replayed::Ran(candidate, row) => (candidate, row),
+            Replayed::Before => {
+                // Its runs told `x` and `y` apart no more then than now.
+                self.gap(x, y, PairGap::Disagreement);
+                return Ok(());
+            }
+            Replayed::OutOfTime => {
+                self.gap(x, y, PairGap::Unreplayed);
+                return Ok(());
+            }
         };
         self.stats.replayed += 1;
         let p = confirm::partition(&row, self.cfg.outputs);
         let confirmed = x.iter().any(|a| y.iter().any(|b| p.apart(a as usize, b as usize)));
-        if !confirmed {
-            self.stats.disagreements += 1;
-            self.gap(x, y, PairGap::Disagreement);
-            std::fs::create_dir_all(&self.disagreements_dir)?;
-            let name = format!("candidate{:06}.ktest", self.stats.candidates);
-            return std::fs::rename(&candidate, self.disagreements_dir.join(name));
+        if confirmed {
+            return self.keep(ktest, candidate, row, p, sites, FoundBy::Symbolic);
         }
-        self.keep(ktest, candidate, row, p, sites, FoundBy::Symbolic)
+        self.stats.disagreements += 1;
+        self.gap(x, y, PairGap::Disagreement);
+        if self.splits_new(&p) {
+            // Not on the paths' sites: on pairs the query was not about.
+            return self.keep(ktest, candidate, row, p, Vec::new(), FoundBy::Symbolic);
+        }
+        std::fs::create_dir_all(&self.disagreements_dir)?;
+        let name = format!("candidate{:06}.ktest", self.stats.candidates);
+        std::fs::rename(&candidate, self.disagreements_dir.join(name))
     }
 
-    /// Writes `ktest` as a candidate and replays it on every revision:
-    /// `None` where it was replayed before, or the budget ended before every
+    /// `p` tells apart a pair no confirmed test has.
+    fn splits_new(&self, p: &Partition) -> bool {
+        let n = self.revisions;
+        (0..n).any(|a| (0..n).any(|b| p.apart(a, b) && !self.apart(a as u32, b as u32)))
+    }
+
+    /// Writes `ktest` as a candidate and replays it on every revision,
+    /// unless it was replayed before or the budget ended before every
     /// revision ran (the candidate file is then gone).
-    fn replay(&mut self, ktest: &KTest) -> std::io::Result<Option<(PathBuf, Vec<Observation>)>> {
-        if !self.replayed.insert(input_hash(ktest)) {
+    fn replay(&mut self, ktest: &KTest) -> std::io::Result<Replayed> {
+        let hash = input_hash(ktest);
+        if self.replayed.contains(&hash) {
             self.stats.repeated_candidates += 1;
-            return Ok(None);
+            return Ok(Replayed::Before);
         }
         std::fs::create_dir_all(&self.tests_dir)?;
         let candidate = self.tests_dir.join(format!(".candidate{}.ktest", self.stats.candidates));
@@ -716,18 +754,16 @@ impl<'a> Differentiator<'a> {
         .expect("one test in, one row out");
         self.confirm_time += started.elapsed();
         match row {
-            Some(row) => Ok(Some((candidate, row))),
+            Some(row) => {
+                self.replayed.insert(hash);
+                Ok(Replayed::Ran(candidate, row))
+            }
             None => {
                 self.stats.unreplayed_candidates += 1;
                 std::fs::remove_file(&candidate)?;
-                Ok(None)
+                Ok(Replayed::OutOfTime)
             }
         }
-    }
-
-    /// The deadline has come: nothing more replays.
-    pub fn out_of_time(&self) -> bool {
-        self.cfg.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// A confirmed test: `candidate` becomes `testNNNNNN.ktest`.
@@ -948,9 +984,10 @@ impl Differentiator<'_> {
         // Past the deadline fuzzing has stopped too, and the budget's end
         // halts every live state at once: tens of thousands of models for
         // nobody would overrun --max-time by seconds.
-        if self.seeds.is_none() || cx.solver.past_deadline() {
+        if cx.solver.past_deadline() {
             return;
         }
+        let Some(seeds) = &mut self.seeds else { return };
         let bytes = match &path.input {
             Some(input) => path.symbolics.iter().map(|o| input.bytes_padded(o.array, o.size)).collect(),
             None => {
@@ -962,8 +999,7 @@ impl Differentiator<'_> {
                 }
             }
         };
-        let seed = posix::path_ktest(self.program_args.clone(), &path.symbolics, bytes);
-        self.seeds.get_or_insert_with(Vec::new).push(seed);
+        seeds.push(posix::path_ktest(self.program_args.clone(), &path.symbolics, bytes));
     }
 }
 

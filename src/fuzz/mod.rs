@@ -248,7 +248,7 @@ impl Fuzzer {
     /// The pairs a confirmed test tells apart: they need no more tests.
     pub fn told_apart(&self, apart_by_test: impl Fn(usize, usize) -> bool) {
         let mut apart = self.shared.apart.lock().expect("not poisoned");
-        let n = apart.len().isqrt();
+        let n = self.revisions;
         for a in 0..n {
             for b in 0..n {
                 if apart_by_test(a, b) {

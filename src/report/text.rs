@@ -192,7 +192,6 @@ fn coverage(r: &Report, s: &mut String) {
     }
 }
 
-/// Cluster names A, B, ..., Z, AA, AB, ...
 /// "revisions 4, 5 are known only in part: its outcome changes with memory
 /// garbage ...; nothing they showed tells them apart from {0, 3}".
 pub fn partial_line(revisions: &[usize], why: crate::cluster::Partial, alike: &[usize]) -> String {
@@ -209,6 +208,7 @@ pub fn partial_line(revisions: &[usize], why: crate::cluster::Partial, alike: &[
     format!("{who} {} {is} known only in part: {}{alike}", list.join(", "), why.describe())
 }
 
+/// Cluster names A, B, ..., Z, AA, AB, ...
 pub fn cluster_name(mut i: usize) -> String {
     let mut name = Vec::new();
     loop {
