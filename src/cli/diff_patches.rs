@@ -236,7 +236,8 @@ pub(super) fn plan(a: &DiffPatchesArgs, start: Instant) -> Result<Plan> {
         fuzz_stall: Duration::from_secs_f64(a.fuzz_stall.max(0.0)),
         tests: a.tests.clone(),
         clang_flags: a.clang_flags.clone(),
-        budget: Budget::new(start, engine.max_time),
+        // The budget holds the limit; the session gives it to the engine.
+        budget: Budget::new(start, engine.max_time.take()),
         engine,
         command,
     })

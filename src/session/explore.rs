@@ -74,20 +74,20 @@ pub(super) fn explore<'a>(
         sites: s.meta.sites.iter().map(|site| site.id as u32 + 1).max().unwrap_or(0),
     });
     let mut diff = Differentiator::new(dcfg, &b.native, n, out, argv);
+    let mut cfg = cfg;
+    cfg.seed_inbox = fuzz_cfg.as_ref().and_then(|f| f.engine.as_ref().map(|(inbox, _)| inbox.clone()));
     let mut exchange = Exchange::new(&mut diff, plan, b, fuzz_cfg, watch);
     watch.stage("explore", "starting".into());
     let summary = {
-        let mut cfg = cfg;
-        cfg.seed_inbox = exchange.seed_inbox.take();
         let mut ex = Executor::new(&module, cfg)?;
-        ex.set_observer(Box::new(Tracked { inner: &mut exchange, watch, revisions: n }));
+        ex.set_observer(Box::new(&mut exchange));
         ex.run()
     };
     let exact = summary.stopped_early.is_none()
         && summary.coverage.reasons(None).is_empty()
         && exchange.diff.no_gaps();
     if !exact {
-        exchange.fuzz_on(plan.budget.deadline(), plan.fuzz_stall, watch);
+        exchange.fuzz_on(plan.budget.deadline(), plan.fuzz_stall);
     }
     let fuzzing = exchange.finish().map(|f| FuzzStats {
         engine_seeds: summary.stats.inbox_seeds,
@@ -171,25 +171,25 @@ fn read_tests(dir: &Path, argv: &[String]) -> Result<Vec<KTest>> {
 /// The differentiator with the fuzzer beside it: a halt observer that hands
 /// the engine's halts to the differentiator and, between them, carries
 /// fuzzing's tests and enumeration's results to the differentiator and the
-/// differentiator's seeds and settled pairs to fuzzing.
-pub(super) struct Exchange<'d, 'a> {
+/// differentiator's seeds and settled pairs to fuzzing; it shows the run's
+/// progress to `watch`.
+pub(super) struct Exchange<'d, 'a, 'w> {
     diff: &'d mut Differentiator<'a>,
     fuzzer: Option<Fuzzer>,
     /// Why enumeration cannot run whatever the domain, if it cannot.
     no_enumeration: Option<String>,
-    /// Where the engine takes fuzzing's inputs from, until the engine takes it.
-    seed_inbox: Option<exec::SeedInbox>,
     /// The confirmed tests fuzzing has been told of.
     told: usize,
+    watch: &'w dyn Watch,
 }
 
-impl<'d, 'a> Exchange<'d, 'a> {
+impl<'d, 'a, 'w> Exchange<'d, 'a, 'w> {
     fn new(
         diff: &'d mut Differentiator<'a>,
         plan: &Plan,
         b: &Builds,
         fuzz: Option<FuzzConfig>,
-        watch: &dyn Watch,
+        watch: &'w dyn Watch,
     ) -> Self {
         let no_enumeration = if plan.entry() == posix::POSIX_ENTRY {
             Some(
@@ -204,11 +204,10 @@ impl<'d, 'a> Exchange<'d, 'a> {
                 "--tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic arguments or files)",
             );
         }
-        let seed_inbox = fuzz.as_ref().and_then(|f| f.engine.as_ref().map(|(inbox, _)| inbox.clone()));
         if fuzz.is_some() {
             diff.offer_seeds();
         }
-        Exchange { diff, fuzzer: fuzz.map(Fuzzer::start), no_enumeration, seed_inbox, told: 0 }
+        Exchange { diff, fuzzer: fuzz.map(Fuzzer::start), no_enumeration, told: 0, watch }
     }
 
     /// The differentiator's seeds and newly settled pairs, to fuzzing.
@@ -244,12 +243,12 @@ impl<'d, 'a> Exchange<'d, 'a> {
     /// Fuzzing alone, after exploration: until every pair is told apart, the
     /// budget ends, or the corpus has not grown for `stall`. Without a
     /// budget (`--max-time`), fuzzing ends with exploration.
-    fn fuzz_on(&mut self, deadline: Option<Instant>, stall: Duration, watch: &dyn Watch) {
+    fn fuzz_on(&mut self, deadline: Option<Instant>, stall: Duration) {
         let Some(deadline) = deadline else { return };
         if self.fuzzer.is_none() || Instant::now() >= deadline {
             return;
         }
-        watch.stage("fuzz", "exploration ended; fuzzing on".into());
+        self.watch.stage("fuzz", "exploration ended; fuzzing on".into());
         loop {
             std::thread::sleep(Duration::from_millis(100));
             if self.take_or_stop() == Control::Stop {
@@ -277,7 +276,7 @@ impl<'d, 'a> Exchange<'d, 'a> {
     }
 }
 
-impl HaltObserver for Exchange<'_, '_> {
+impl HaltObserver for Exchange<'_, '_, '_> {
     fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
         if self.take_or_stop() == Control::Stop {
             return Control::Stop;
@@ -296,6 +295,14 @@ impl HaltObserver for Exchange<'_, '_> {
         if self.take_or_stop() == Control::Stop {
             return Control::Stop;
         }
+        let tests = &self.diff.tests;
+        let revisions = self.diff.revisions();
+        self.watch.explored(p, &|| {
+            let classes: Vec<Vec<u32>> = tests.iter().map(|t| t.partition.classes.clone()).collect();
+            let clusters = crate::cluster::clusters(revisions, &classes).len();
+            let plural = |k: usize| if k == 1 { "" } else { "s" };
+            format!("{} test{}, {clusters} cluster{}", tests.len(), plural(tests.len()), plural(clusters))
+        });
         self.diff.on_progress(p)
     }
 
@@ -321,46 +328,5 @@ impl HaltObserver for Exchange<'_, '_> {
 
     fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
         self.diff.proved_by_exploration(pairs)
-    }
-}
-
-/// The exchange, with its progress shown: tests and clusters so far.
-struct Tracked<'w, 'e, 'd, 'a> {
-    inner: &'e mut Exchange<'d, 'a>,
-    watch: &'w dyn Watch,
-    revisions: usize,
-}
-
-impl HaltObserver for Tracked<'_, '_, '_, '_> {
-    fn on_halt(&mut self, path: &HaltedPath, cx: &mut HaltContext<'_>) -> Control {
-        self.inner.on_halt(path, cx)
-    }
-
-    fn on_end(&mut self, cx: &mut HaltContext<'_>) {
-        self.inner.on_end(cx)
-    }
-
-    fn on_domain(&mut self, domain: Result<&exec::InputDomain, &str>) {
-        self.inner.on_domain(domain)
-    }
-
-    fn open_pairs(&mut self) -> Option<Vec<(u32, u32)>> {
-        self.inner.open_pairs()
-    }
-
-    fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
-        self.inner.proved_by_exploration(pairs)
-    }
-
-    fn on_progress(&mut self, p: &exec::Progress<'_>) -> Control {
-        let control = self.inner.on_progress(p);
-        let tests = &self.inner.diff.tests;
-        self.watch.explored(p, &|| {
-            let classes: Vec<Vec<u32>> = tests.iter().map(|t| t.partition.classes.clone()).collect();
-            let clusters = crate::cluster::clusters(self.revisions, &classes).len();
-            let plural = |k: usize| if k == 1 { "" } else { "s" };
-            format!("{} test{}, {clusters} cluster{}", tests.len(), plural(tests.len()), plural(clusters))
-        });
-        control
     }
 }

@@ -58,7 +58,8 @@ pub struct Plan {
     /// clang's flags for every build.
     pub clang_flags: Vec<String>,
     /// The engine's settings as the user gave them; the session adds what
-    /// the program decides (entry, command line, revisions, sites, seeds).
+    /// the program decides (entry, command line, revisions, sites, seeds)
+    /// and the time limit, which `budget` holds.
     pub engine: ExecConfig,
     /// The program's command line after argv[0].
     pub command: CommandLine,
