@@ -1,7 +1,7 @@
 //! The differentiator on hand-written meta programs: candidate tests from the
 //! engine, confirmed natively, land in the known divergence regions.
 
-mod common;
+use crate::common;
 
 use psychic::diff::{DiffConfig, Differentiator};
 use psychic::exec::printf::{Arg, parse, render};

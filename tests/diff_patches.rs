@@ -2,7 +2,7 @@
 //! the design note land in their known divergence regions, the demo's clusters
 //! equal the native ground truth, odd patch sets work, bad input is refused.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -6,7 +6,7 @@
 //! in-process sweep of `tests/common/sweep.c` for the larger box). Where it
 //! does not run or finish, the report says why.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

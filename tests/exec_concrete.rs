@@ -1,7 +1,7 @@
 //! Concrete execution matches the native binary exactly: stdout and exit
 //! status, at -O0 and -O2.
 
-mod common;
+use crate::common;
 
 use psychic::exec::{ExecConfig, Executor, Termination};
 use psychic::ir::Module;

@@ -5,7 +5,7 @@
 //! test; a seed whose native run is too slow for a test is skipped and
 //! reported (never silently), and the next seed is tried.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! revision sets. Every generated input replays natively (ASan build) to the
 //! outcome the engine predicted.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

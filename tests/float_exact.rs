@@ -8,7 +8,7 @@
 //! - as the engine running the program (bitcode as clang makes it, contractions into
 //!   `llvm.fmuladd` included), at -O0 and -O2.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::process::Command;

@@ -13,7 +13,7 @@
 //! partition exactly, every test it reports must replay on the revisions'
 //! own builds, and none may lie outside the `klee_assume`d bounds.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -119,8 +119,9 @@ struct Set {
     /// Native behaviour, `[revision][input]`, as comparable text.
     rows: Vec<Vec<String>>,
     partition: Vec<Vec<usize>>,
-    /// The revisions' own builds (stdin sets).
+    /// The revisions' own builds (stdin sets), in `_work`.
     bins: Vec<PathBuf>,
+    _work: tempfile::TempDir,
 }
 
 fn set_dir(name: &str) -> PathBuf {
@@ -128,7 +129,13 @@ fn set_dir(name: &str) -> PathBuf {
 }
 
 impl Set {
-    fn load(name: &'static str, work: &Path) -> Set {
+    /// The set with its truth, computed once per test process.
+    fn load(name: &'static str) -> std::sync::Arc<Set> {
+        common::once_per_process(&format!("float/{name}"), || Set::run(name))
+    }
+
+    fn run(name: &'static str) -> Set {
+        let work = tempfile::tempdir().unwrap();
         let dir = set_dir(name);
         let case = Case::<Domain>::load(&dir);
         let revisions = corpus::revisions(&dir);
@@ -140,7 +147,7 @@ impl Set {
                     .map(|words| Input::stdin(format!("{}{}", words.join(&stdin.sep), stdin.end)))
                     .collect();
                 inputs.extend(stdin.extra.iter().map(|s| Input::stdin(s.as_bytes())));
-                let bins = corpus::build_all(&revisions, work);
+                let bins = corpus::build_all(&revisions, work.path());
                 let rows = corpus::behaviours(&bins, &inputs)
                     .into_iter()
                     .map(|r| r.into_iter().map(|b| format!("{b:?}")).collect())
@@ -162,7 +169,7 @@ impl Set {
             }
         };
         let partition = common::partition(&rows);
-        Set { case, revisions, rows, partition, bins }
+        Set { case, revisions, rows, partition, bins, _work: work }
     }
 }
 
@@ -195,8 +202,7 @@ fn every_set_has_differences_and_equivalences_in_its_domain() {
     let _turn = handwritten::one_at_a_time();
     handwritten::assert_listed(&set_dir(""), SETS);
     for &name in SETS {
-        let work = tempfile::tempdir().unwrap();
-        let set = Set::load(name, work.path());
+        let set = Set::load(name);
         let diffs = handwritten::cluster_differences(&set.rows, &set.partition);
         let inputs = set.rows[0].len();
         eprintln!(
@@ -217,7 +223,7 @@ fn every_set_has_differences_and_equivalences_in_its_domain() {
 fn check(name: &'static str) {
     let _turn = handwritten::one_at_a_time();
     let work = tempfile::tempdir().unwrap();
-    let set = Set::load(name, work.path());
+    let set = Set::load(name);
     let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
     let flags: Vec<&str> = set.case.args.iter().map(String::as_str).collect();
     let report = corpus::diff_patches(&psychic, &set.revisions, &flags, work.path()).unwrap();

@@ -2,7 +2,7 @@
 //! revision as the meta program's native build does, and the user's tests
 //! (`--tests DIR`) seed it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

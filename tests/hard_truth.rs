@@ -12,7 +12,7 @@
 //! that partition exactly within the case's budget, and every test it
 //! reports must replay on the revisions' own builds.
 
-mod common;
+use crate::common;
 
 use common::handwritten;
 use common::hard::{SETS, Set, set_dir};

@@ -11,7 +11,7 @@
 //! partial, and why; it may never split revisions that behave alike, and
 //! every test it reports replays.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! inputs, and every test it reports must replay on those builds to the
 //! outcomes it records. benches/introclass.rs runs the whole corpus.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

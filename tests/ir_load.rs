@@ -1,7 +1,7 @@
 //! The loader translates every construct clang emits for the fixtures, at -O0
 //! and -O2, and rejects bad input with clear errors.
 
-mod common;
+use crate::common;
 
 use psychic::ir::{Callee, Intrinsic, LoadError, Module, Op, TypeKind};
 

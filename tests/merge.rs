@@ -10,7 +10,7 @@
 //! site has no end in sight, the run must stop as soon as no state left can
 //! tell the equivalent revisions apart, with them proved.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

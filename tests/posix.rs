@@ -3,7 +3,7 @@
 //! replay on each revision's own native build (ground truth: the compiled
 //! revisions, fed the test's stdin and argv); and the errors a user meets.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

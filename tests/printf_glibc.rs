@@ -2,7 +2,7 @@
 //! flags, width and precision of every conversion, on edge values, checked
 //! against glibc's own snprintf (tests/c/native/printf_cases.c).
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! bad input, each a one-line error with exit status 2 and no output
 //! directory left behind, or, for what only ends a path, a finished run.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

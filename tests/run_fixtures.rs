@@ -29,7 +29,7 @@
 //! native run gets the test's command line, stdin and files
 //! (`posix::replay_env`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

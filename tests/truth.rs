@@ -3,7 +3,7 @@
 //! clusters must equal the true partition, found by running every revision's
 //! own file natively on every input of its domain.
 
-mod common;
+use crate::common;
 
 use common::Verdict;
 use common::truth;

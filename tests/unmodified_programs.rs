@@ -5,7 +5,7 @@
 //! short argument. The reported inputs are checked by native runs of the
 //! revisions' own builds, never by psychic's replay.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -27,7 +27,12 @@ pub fn set_dir(name: &str) -> PathBuf {
 }
 
 impl Set {
-    pub fn load(name: &str) -> Set {
+    /// The set with its truth, swept once per test process.
+    pub fn load(name: &str) -> std::sync::Arc<Set> {
+        super::once_per_process(&format!("hard/{name}"), || Set::sweep(name))
+    }
+
+    fn sweep(name: &str) -> Set {
         let dir = set_dir(name);
         let case = Case::<Domain>::load(&dir);
         let revisions = corpus::revisions(&dir);

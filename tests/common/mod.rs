@@ -31,6 +31,23 @@ pub fn strict_toolchain() -> Toolchain {
     Toolchain::discover().expect("clang 19").with_flags(["-Wall", "-Werror"])
 }
 
+/// The value `make` gives for `key`, made once per test process: a set's
+/// truth (every input run natively on every revision, minutes for the hard
+/// corpus) is asked for by the test that checks every set's truth and by
+/// the set's own test.
+pub fn once_per_process<T: Send + Sync + 'static>(key: &str, make: impl FnOnce() -> T) -> std::sync::Arc<T> {
+    use std::any::Any;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Made = Arc<dyn Any + Send + Sync>;
+    static MADE: Mutex<Option<HashMap<String, Made>>> = Mutex::new(None);
+    // Held while `make` runs: a second asker waits instead of making it too.
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    let value =
+        made.get_or_insert_with(HashMap::new).entry(key.to_string()).or_insert_with(|| Arc::new(make()));
+    Arc::clone(value).downcast::<T>().unwrap_or_else(|_| panic!("{key}: made before as another type"))
+}
+
 /// `f` over `items` on every core, results in order.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len().max(1));

@@ -2,8 +2,8 @@
 
 use psychic::unify::{self, MetaProgram, SiteKind};
 
+use super::fidelity::{fixture, fixture_dirs};
 use crate::common::sources;
-use crate::fidelity::{fixture, fixture_dirs};
 
 fn unify_fixture(name: &str) -> (Vec<(String, String)>, MetaProgram) {
     let dir =

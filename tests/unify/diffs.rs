@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use psychic::unify::{self, MetaProgram, UnifyError};
 use similar::TextDiff;
 
+use super::fidelity::{fixture, fixture_dirs};
 use crate::common::mutate::{self, BASES};
-use crate::fidelity::{fixture, fixture_dirs};
 
 fn udiff(old: &str, new: &str) -> String {
     TextDiff::from_lines(old, new).unified_diff().context_radius(3).header("a/orig.c", "b/orig.c").to_string()

@@ -2,9 +2,6 @@
 //! and generated patch sets), diffs, sharing, the meta program contract and bad
 //! input. Ground truth comes from compiling and running every revision.
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod contract;
 mod diffs;
 mod errors;

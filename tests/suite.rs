@@ -1,0 +1,37 @@
+//! The integration tests, as one binary. Each file under `tests/` is a
+//! module of it, `common` their shared support. Why one: every test binary
+//! links the whole library and instantiates its generic code (serde for
+//! reports and meta programs, the engine) anew; 27 binaries spent most of
+//! the suite's build on that. One process also makes `common`'s
+//! once-per-process values (a set's truth) and turn lock
+//! (`handwritten::one_at_a_time`) hold across every file. Run one file's
+//! tests with `cargo test --release --test suite -- honesty::`.
+
+mod common;
+
+mod cli;
+mod confirm;
+mod diff_engine;
+mod diff_patches;
+mod editor;
+mod enumerate;
+mod exec_concrete;
+mod exec_csmith;
+mod exec_symbolic;
+mod float_exact;
+mod float_truth;
+mod fuzz;
+mod hard_truth;
+mod honesty;
+mod introclass;
+mod ir_load;
+mod layering;
+mod libc_model;
+mod merge;
+mod posix;
+mod printf_glibc;
+mod run_cli;
+mod run_fixtures;
+mod truth;
+mod unify;
+mod unmodified_programs;
