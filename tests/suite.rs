@@ -1,11 +1,9 @@
-//! The integration tests, as one binary. Each file under `tests/` is a
-//! module of it, `common` their shared support. Why one: every test binary
-//! links the whole library and instantiates its generic code (serde for
-//! reports and meta programs, the engine) anew; 27 binaries spent most of
-//! the suite's build on that. One process also makes `common`'s
-//! once-per-process values (a set's truth) and turn lock
-//! (`handwritten::one_at_a_time`) hold across every file. Run one file's
-//! tests with `cargo test --release --test suite -- honesty::`.
+//! The integration tests but the budget-judged corpora (`tests/alone.rs`),
+//! as one binary. Each file under `tests/` is a module of it, `common`
+//! their shared support. Why one: every test binary links the whole library
+//! and instantiates its generic code (serde for reports and meta programs,
+//! the engine) anew; 27 binaries spent most of the suite's build on that.
+//! Run one file's tests with `cargo test --release --test suite -- honesty::`.
 
 mod common;
 
@@ -14,14 +12,11 @@ mod confirm;
 mod diff_engine;
 mod diff_patches;
 mod editor;
-mod enumerate;
 mod exec_concrete;
 mod exec_csmith;
 mod exec_symbolic;
 mod float_exact;
-mod float_truth;
 mod fuzz;
-mod hard_truth;
 mod honesty;
 mod introclass;
 mod ir_load;
