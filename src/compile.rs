@@ -202,7 +202,9 @@ impl Toolchain {
 /// The file of a cache entry that lists its bitcode files, in link order.
 const MANIFEST: &str = "manifest";
 
-fn cache_dir() -> Option<PathBuf> {
+/// psychic's cache: `$PSYCHIC_CACHE_DIR`, else `$XDG_CACHE_HOME/psychic`,
+/// else `~/.cache/psychic`; `None` when none of them is set.
+pub fn cache_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     var("PSYCHIC_CACHE_DIR")
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("psychic")))
