@@ -100,7 +100,7 @@ pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result
 /// The flags a unit's meta file (or a revision of its source) compiles
 /// with: the unit's, and the original source's directory for quoted
 /// includes, which the file no longer sits in.
-fn flags_at<'a>(c: &'a Capture, unit: usize) -> UnitFlags<'a> {
+fn flags_at(c: &Capture, unit: usize) -> UnitFlags<'_> {
     let u = &c.units[unit];
     let home = c.tree.join(&u.source).parent().map(Path::to_path_buf).unwrap_or_else(|| c.tree.clone());
     let mut flags = u.flags.clone();
