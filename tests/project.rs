@@ -85,7 +85,12 @@ fn capture_learns_units_flags_and_link_from_the_build() {
     // From the top-level Makefile: CPPFLAGS and CFLAGS, without -MD -MF -MP.
     for u in &c.units[..2] {
         assert_eq!(u.dir, c.tree);
-        assert_eq!(u.flags, strings(&[inc.as_str(), "-DNDEBUG", "-O1", "-g", "-Wall"]), "{}", u.source.display());
+        assert_eq!(
+            u.flags,
+            strings(&[inc.as_str(), "-DNDEBUG", "-O1", "-g", "-Wall"]),
+            "{}",
+            u.source.display()
+        );
     }
     // From lib/Makefile, run by a sub-make in lib/: -I../include made absolute.
     for u in &c.units[2..] {
@@ -237,7 +242,7 @@ fn bad_diffs_are_errors_that_name_the_diff_and_the_file() {
         "stale.diff",
         "--- a/lib/eval.c\n+++ b/lib/eval.c\n@@ -1,3 +1,3 @@\n-/* no such line */\n+/* new */\n #include \"calc.h\"\n \n",
     );
-    let (e, m) = message(revisions(&c, &[stale.clone()], &[]));
+    let (e, m) = message(revisions(&c, std::slice::from_ref(&stale), &[]));
     assert!(matches!(e, ProjectError::DiffDoesNotApply { ref file, .. } if file == "lib/eval.c"), "{m}");
     assert!(m.starts_with(&stale.display().to_string()) && m.contains("lib/eval.c"), "{m}");
 

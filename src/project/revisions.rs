@@ -124,9 +124,13 @@ pub fn revisions(c: &Capture, diffs: &[PathBuf], rev_dirs: &[PathBuf]) -> Result
     Ok(Revisions { touched, notes })
 }
 
+/// A file a revision changes, relative to the tree, with its new text
+/// (`None`: the revision deletes it).
+type Change = (PathBuf, Option<Vec<u8>>);
+
 /// The files `diff` changes (relative to the tree) with their new text
 /// (`None`: deleted): `patch -p1` on a scratch copy of the files it names.
-fn apply_diff(tree: &Path, diff: &Path) -> Result<Vec<(PathBuf, Option<Vec<u8>>)>, ProjectError> {
+fn apply_diff(tree: &Path, diff: &Path) -> Result<Vec<Change>, ProjectError> {
     let bytes = std::fs::read(diff).map_err(|e| ProjectError::io(diff, "reading the diff", e))?;
     let files = diff_files(diff, &String::from_utf8_lossy(&bytes))?;
     if files.is_empty() {
