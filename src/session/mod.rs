@@ -4,7 +4,8 @@
 //!
 //! Three stages, data flowing one way:
 //! - `prepare`: the revisions loaded and checked one by one, the meta
-//!   program, its builds;
+//!   program, its builds (with `--project`, `project`: the capture, the
+//!   touched files, every unit's builds);
 //! - `explore`: the engine with the differentiator, and fuzzing with
 //!   enumeration beside it, joined by `explore::Exchange`;
 //! - `conclude`: clusters, the decision tree, each cluster's verdict, and the

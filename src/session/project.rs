@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::prepare::Sources;
+use super::prepare::{Sources, on_disk};
 use super::{Plan, ProjectPlan, Watch};
 use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags};
 use crate::project::{self, Capture, Touched};
@@ -115,10 +115,17 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
     for (i, t) in ps.touched.iter().enumerate() {
         let flags = flags_at(&ps.capture, t.unit);
         for s in &t.sources {
-            let file = scratch.path().join(format!("rev{}", s.index)).join(ps.source(i));
-            std::fs::create_dir_all(file.parent().expect("a file has a directory"))
-                .and_then(|()| std::fs::write(&file, unify::encode(&s.text)))
-                .with_context(|| format!("{}: cannot write", file.display()))?;
+            // A diff's text exists only in memory; clang's messages name the
+            // revision's own file wherever it has one.
+            let file = if on_disk(s) {
+                s.path.clone()
+            } else {
+                let file = scratch.path().join(format!("rev{}", s.index)).join(ps.source(i));
+                std::fs::create_dir_all(file.parent().expect("a file has a directory"))
+                    .and_then(|()| std::fs::write(&file, unify::encode(&s.text)))
+                    .with_context(|| format!("{}: cannot write", file.display()))?;
+                file
+            };
             tc.unit_syntax_check(&file, &flags).with_context(|| {
                 format!("revision {} ({}): {}", s.index, roots[s.index].display(), ps.source(i).display())
             })?;
