@@ -6,6 +6,10 @@
 //! Bitcode is built with `-g -O0 -Xclang -disable-O0-optnone`; a native binary
 //! is linked with the replay library and libm, optionally with AddressSanitizer;
 //! the fuzz build (`Toolchain::fuzz_server`) is described in `crate::fuzz`.
+//! A project's unit compiles with its build's own flags in its build's
+//! directory (`UnitFlags`) into bitcode or an object of a native build
+//! (`NativeKind`), and `Toolchain::link` links a project's objects with the
+//! runtime and the project's link flags.
 //! `Toolchain::libc_model_cached` compiles the libc model once per model version
 //! and clang into `$PSYCHIC_CACHE_DIR` (else `$XDG_CACHE_HOME/psychic`, else
 //! `~/.cache/psychic`): an entry is built aside and renamed into place, lists its
@@ -47,6 +51,22 @@ pub struct NativeOptions {
     /// slot usually holds whatever an earlier call left there, the same in
     /// every run.
     pub pattern_init: bool,
+}
+
+/// How a project's build compiled one translation unit.
+#[derive(Debug, Clone)]
+pub struct UnitFlags<'a> {
+    /// The directory the compile ran in.
+    pub dir: &'a Path,
+    /// Its flags (no `-c`, `-o`, source), then any psychic adds.
+    pub flags: Vec<String>,
+}
+
+/// What a native object is built for: a replay build, or the fuzz build.
+#[derive(Debug, Clone)]
+pub enum NativeKind {
+    Replay(NativeOptions),
+    Fuzz,
 }
 
 /// A located clang 19 and an installed runtime.
@@ -124,6 +144,92 @@ impl Toolchain {
         run(cmd, src)
     }
 
+    /// A project's unit to bitcode, with its build's flags in its build's
+    /// directory; then the engine's (debug info, no optimisation), which win.
+    pub fn unit_bitcode(&self, src: &Path, out: &Path, unit: &UnitFlags) -> Result<(), CompileError> {
+        let mut cmd = self.unit_command(unit);
+        cmd.args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone"]);
+        cmd.arg("-o").arg(out).arg(src);
+        run(cmd, src)
+    }
+
+    /// A project's unit to an object of a native build (see [`Toolchain::native`]
+    /// and [`Toolchain::fuzz_server`] for what each kind adds).
+    pub fn unit_object(
+        &self,
+        src: &Path,
+        out: &Path,
+        unit: &UnitFlags,
+        kind: &NativeKind,
+    ) -> Result<(), CompileError> {
+        let mut cmd = self.unit_command(unit);
+        match kind {
+            NativeKind::Replay(opts) => {
+                cmd.args(["-g", "-O0"]);
+                if opts.sanitize {
+                    cmd.args(["-fsanitize=address", "-fno-omit-frame-pointer"]);
+                }
+                if opts.pattern_init {
+                    cmd.arg("-ftrivial-auto-var-init=pattern");
+                }
+            }
+            NativeKind::Fuzz => {
+                cmd.args(["-O0", "-fsanitize-coverage=trace-pc-guard", "-Dmain=__psychic_user_main"]);
+            }
+        }
+        cmd.arg("-c").arg("-o").arg(out).arg(src);
+        run(cmd, src)
+    }
+
+    /// A project's objects linked, in `dir`, into a native build of `kind`,
+    /// with the project's own link flags after them.
+    pub fn link(
+        &self,
+        objects: &[PathBuf],
+        out: &Path,
+        dir: &Path,
+        link_flags: &[String],
+        kind: &NativeKind,
+    ) -> Result<(), CompileError> {
+        let mut cmd = Command::new(&self.clang);
+        cmd.current_dir(dir).arg("-fno-color-diagnostics");
+        match kind {
+            NativeKind::Replay(opts) if opts.sanitize => {
+                cmd.arg("-fsanitize=address");
+            }
+            NativeKind::Replay(_) => {}
+            // As in `fuzz_server`: exit() returns to enumeration, and the
+            // sanitizers' common runtime stays out.
+            NativeKind::Fuzz => {
+                cmd.args(["-Wl,--wrap=exit", "-fno-sanitize-link-runtime"]);
+            }
+        }
+        cmd.arg("-o").arg(out).args(objects);
+        if let NativeKind::Fuzz = kind {
+            cmd.arg(self.runtime.fuzz_lib());
+        }
+        cmd.arg(self.runtime.native_lib()).args(link_flags).arg("-lm");
+        let Some(first) = objects.first() else {
+            return Err(CompileError::Io {
+                file: out.to_path_buf(),
+                err: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no objects to link"),
+            });
+        };
+        run(cmd, first).map_err(|e| match e {
+            CompileError::Failed { diagnostics, .. } => {
+                CompileError::Failed { file: out.to_path_buf(), diagnostics }
+            }
+            e => e,
+        })
+    }
+
+    /// Checks a project's unit (revision `src`) as [`Toolchain::syntax_check`] does.
+    pub fn unit_syntax_check(&self, src: &Path, unit: &UnitFlags) -> Result<(), CompileError> {
+        let mut cmd = self.unit_command(unit);
+        cmd.arg("-fsyntax-only").arg(src);
+        run(cmd, src)
+    }
+
     /// Parses and type-checks `src` without generating code: the quickest way to
     /// learn whether it compiles.
     pub fn syntax_check(&self, src: &Path) -> Result<(), CompileError> {
@@ -197,12 +303,27 @@ impl Toolchain {
         }
         cmd
     }
+
+    /// clang in a unit's directory with psychic's include path, the unit's
+    /// flags and the user's. A project's flags are gcc's as often as
+    /// clang's: a warning either compiler lacks must not stop the build.
+    fn unit_command(&self, unit: &UnitFlags) -> Command {
+        let mut cmd = Command::new(&self.clang);
+        cmd.current_dir(unit.dir);
+        cmd.arg("-I").arg(self.runtime.include_dir());
+        cmd.args(&unit.flags);
+        cmd.args(&self.extra_flags);
+        cmd.args(["-fno-color-diagnostics", "-Wno-error", "-Wno-unknown-warning-option"]);
+        cmd
+    }
 }
 
 /// The file of a cache entry that lists its bitcode files, in link order.
 const MANIFEST: &str = "manifest";
 
-fn cache_dir() -> Option<PathBuf> {
+/// psychic's cache: `$PSYCHIC_CACHE_DIR`, else `$XDG_CACHE_HOME/psychic`,
+/// else `~/.cache/psychic`; `None` when none of them is set.
+pub fn cache_dir() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     var("PSYCHIC_CACHE_DIR")
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("psychic")))

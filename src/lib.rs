@@ -1,6 +1,7 @@
 //! psychic: tells candidate patches of a C program apart.
 //!
 //! The stages, in the order data flows through them (see ARCHITECTURE.md):
+//! `project` (with `--project`: the build captured, the touched files) →
 //! `unify` → `compile` (with `runtime`) → `ir` → `exec` (with `expr`,
 //! `solver`) beside `fuzz` → `diff` (with `replay`) → `cluster` → `report`.
 //! `session` runs them as one pipeline (one plan in, one result out) and
@@ -22,6 +23,7 @@ pub mod ir;
 pub mod ktest;
 pub mod outcome;
 pub mod posix;
+pub mod project;
 pub mod replay;
 pub mod report;
 pub mod run;

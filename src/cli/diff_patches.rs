@@ -15,13 +15,24 @@ use crate::budget::Budget;
 use crate::exec::{ExecConfig, SearchKind};
 use crate::outcome::OutputSelection;
 use crate::report::{self, diagnostics};
-use crate::session::{self, Plan};
+use crate::session::{self, Plan, ProjectPlan};
 
 /// Find inputs on which candidate patches behave differently, cluster the
 /// patches by behaviour, and build a decision tree of tests.
 #[derive(Args)]
 #[command(after_help = "Revision 0 is ORIG; revision k is the k-th patch in command-line order (files first,
 then diffs).
+
+A project of several C files that its own build makes: --project DIR --program PATH. DIR is the
+original source tree, configured; PATH the executable its build (--build, default `make`) makes,
+relative to DIR. psychic builds a private copy of DIR once, learns which translation units with
+which flags form PATH (kept for later runs), and unifies only the files the patches touch, with one
+site numbering across them. The revisions are --diff patches applied with -p1 at DIR (each may touch
+several files), or whole patched trees given as REV_DIR arguments, not both. The meta files go to
+OUT/meta/; the native builds are the project's own objects with the touched units' swapped in.
+With --project, the default --outputs compares stderr too: a command-line tool's messages are
+behaviour. psychic never writes into DIR. Patched trees, built with their own command:
+  psychic diff-patches --project calc --program bin/calc --build 'make -j2' calc-fix1 calc-fix2
 
 Results go to the output directory:
   report.json       revisions, clusters, tests with inputs and outcomes, decision tree, stats
@@ -80,15 +91,29 @@ Examples:
   psychic diff-patches orig.c fix*.c --diagnostics gcc --sarif psychic.sarif --fail-on-diff
   psychic diff-patches median.c fix1.c fix2.c --sym-stdin 12      # programs that scanf
   psychic diff-patches seq.c fix.c -- --sym-arg 2 --sym-arg 2      # programs that read argv
+  psychic diff-patches --project calc --program calc --diff a.diff --diff b.diff -- --sym-stdin 8
   psychic replay out/meta.native out/tests/test000001.ktest --revision 2")]
 pub struct DiffPatchesArgs {
-    /// The original program: revision 0.
-    orig: PathBuf,
-    /// Patched versions of ORIG: revisions 1, 2, ...
+    /// The original program: revision 0 (with --project, the first REV_DIR).
+    #[arg(required_unless_present = "project")]
+    orig: Option<PathBuf>,
+    /// Patched versions of ORIG: revisions 1, 2, ... (with --project, patched
+    /// copies of DIR).
     revisions: Vec<PathBuf>,
     /// A unified diff against ORIG; repeatable. Applied after the files.
+    /// With --project, applied with -p1 at DIR.
     #[arg(long = "diff", value_name = "PATCH")]
     diffs: Vec<PathBuf>,
+    /// A program of several files built by its own build: DIR is the
+    /// original source tree, configured (revision 0).
+    #[arg(long, value_name = "DIR", requires = "program")]
+    project: Option<PathBuf>,
+    /// With --project: the executable the build makes, relative to DIR.
+    #[arg(long, value_name = "PATH", requires = "project")]
+    program: Option<PathBuf>,
+    /// With --project: the command that builds PATH in DIR (default: make).
+    #[arg(long, value_name = "CMD", requires = "project")]
+    build: Option<String>,
     /// Where results go (default: psychic-out-N, with psychic-last linking to it).
     #[arg(long, short = 'o', value_name = "DIR")]
     output_dir: Option<PathBuf>,
@@ -97,8 +122,9 @@ pub struct DiffPatchesArgs {
     /// functions (the return value of every function whose body differs
     /// between revisions, and what it leaves behind its non-const pointer
     /// parameters, recorded at each return as `ret!NAME` and `arg!NAME!PARAM`).
-    #[arg(long, value_delimiter = ',', default_value = "stdout,exit,annotations")]
-    outputs: Vec<OutputKind>,
+    /// Default: stdout,exit,annotations; with --project, stderr too.
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    outputs: Option<Vec<OutputKind>>,
     /// Replay natively without AddressSanitizer (memory errors may then pass
     /// silently natively while the engine reports them).
     #[arg(long)]
@@ -222,13 +248,20 @@ pub(super) fn plan(a: &DiffPatchesArgs, start: Instant) -> Result<Plan> {
     let mut engine =
         ExecConfig { interrupt: Some(exec_args::interrupt_on_ctrl_c()), ..ExecConfig::default() };
     a.exec.apply(&mut engine, SearchKind::Parallel)?;
+    let (orig, revisions, project) = revisions(a)?;
+    let mut outputs = vec![OutputKind::Stdout, OutputKind::Exit, OutputKind::Annotations];
+    if project.is_some() {
+        outputs.push(OutputKind::Stderr);
+    }
+    let outputs = a.outputs.clone().unwrap_or(outputs);
     Ok(Plan {
-        orig: a.orig.clone(),
-        revisions: a.revisions.clone(),
+        orig,
+        revisions,
         diffs: a.diffs.clone(),
+        project,
         output_dir: a.output_dir.clone(),
-        outputs: selection(&a.outputs),
-        function_outputs: a.outputs.contains(&OutputKind::Functions),
+        outputs: selection(&outputs),
+        function_outputs: outputs.contains(&OutputKind::Functions),
         asan: !a.no_asan,
         replay_timeout,
         jobs: a.jobs,
@@ -241,6 +274,37 @@ pub(super) fn plan(a: &DiffPatchesArgs, start: Instant) -> Result<Plan> {
         engine,
         command,
     })
+}
+
+/// Revision 0, the patched files or trees, and the project's part.
+fn revisions(a: &DiffPatchesArgs) -> Result<(PathBuf, Vec<PathBuf>, Option<ProjectPlan>)> {
+    let Some(dir) = &a.project else {
+        let orig = a.orig.clone().context("ORIG is required")?;
+        return Ok((orig, a.revisions.clone(), None));
+    };
+    let program = a.program.clone().context("--project needs --program PATH")?;
+    if !dir.is_dir() {
+        bail!("--project {}: not a directory", dir.display());
+    }
+    if program.is_absolute() {
+        bail!("--program {}: expected a path relative to DIR ({})", program.display(), dir.display());
+    }
+    let trees: Vec<PathBuf> = a.orig.iter().chain(&a.revisions).cloned().collect();
+    if let Some(t) = trees.iter().find(|t| !t.is_dir()) {
+        bail!(
+            "{}: with --project, a revision is a patched copy of DIR (a directory) or a --diff",
+            t.display()
+        );
+    }
+    match (trees.is_empty(), a.diffs.is_empty()) {
+        (true, true) => bail!("--project {}: no revisions: give --diff PATCH or REV_DIR", dir.display()),
+        (false, false) => {
+            bail!("--project {}: give revisions as --diff or as REV_DIRs, not both", dir.display())
+        }
+        _ => {}
+    }
+    let build = a.build.clone().unwrap_or_else(|| "make".to_string());
+    Ok((dir.clone(), trees, Some(ProjectPlan { program, build })))
 }
 
 /// The terminal follows the run: the progress line, and warnings on stderr.

@@ -61,11 +61,17 @@ pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
     Ok(t.out)
 }
 
-/// The functions `path` declares and does not define: what it calls outside
-/// itself.
-pub(super) fn declarations(path: &Path) -> Result<Vec<String>, LoadError> {
+/// The functions the program of `paths` (linked) declares and does not
+/// define: what it calls outside itself.
+pub(super) fn declarations(paths: &[&Path]) -> Result<Vec<String>, LoadError> {
     let ctx = Context::create();
-    let module = parse(&ctx, path)?;
+    let (first, rest) = paths.split_first().expect("at least one bitcode file");
+    let module = parse(&ctx, first)?;
+    for p in rest {
+        module
+            .link_in_module(parse(&ctx, p)?)
+            .map_err(|e| LoadError::Link { path: p.to_path_buf(), msg: e.to_string() })?;
+    }
     Ok(module
         .get_functions()
         .filter(|f| f.count_basic_blocks() == 0)

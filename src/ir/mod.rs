@@ -508,14 +508,17 @@ impl Module {
         load::load(&[path])
     }
 
-    /// Reads a program's bitcode, links libraries' bitcode into it (such as
-    /// the libc model; weak definitions yield to the program's), and
-    /// translates the result.
-    /// The functions the program at `path` declares and does not define.
-    pub fn declarations(path: &std::path::Path) -> Result<Vec<String>, LoadError> {
-        load::declarations(path)
+    /// The functions the program of the bitcode files `paths`, linked,
+    /// declares and does not define.
+    pub fn declarations(paths: &[&std::path::Path]) -> Result<Vec<String>, LoadError> {
+        load::declarations(paths)
     }
 
+    /// Reads a program's bitcode, links libraries' bitcode into it (such as
+    /// the libc model; weak definitions yield to the program's), and
+    /// translates the result. A program of several units is the first and
+    /// the others before the libraries: a definition twice is an error, as
+    /// in a native link.
     pub fn load_linked(
         program: &std::path::Path,
         libraries: &[&std::path::Path],

@@ -51,7 +51,8 @@ pub struct Finding {
 }
 
 /// The findings of every test, in test order. `files[k]` is the path that
-/// locations in revision k name.
+/// locations in revision k name (for a project, its tree: a location names
+/// the touched file in it, `MetaProgram::located_in`).
 pub fn findings(report: &Report, map: &MetaProgram, files: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     for t in &report.tests {
@@ -102,11 +103,11 @@ fn finding(
         .or_else(|| map.sites.iter().find(apart))
         .or_else(|| map.sites.iter().find(differs));
     let location = match primary_site.and_then(|s| variant_of(s, g)) {
-        Some((_, span)) => located(span, files),
+        Some((_, span)) => located(map, primary_site.map_or(0, |s| s.lines.start), span, files),
         None => {
-            let line = first_own_line(map, g, b).unwrap_or(1);
+            let (meta_line, line) = first_own_line(map, g, b).unwrap_or((0, 1));
             let pos = Pos { line, col: 1 };
-            Location { file: files[g].clone(), revision: g, start: pos, end: pos }
+            Location { file: map.located_in(&files[g], meta_line), revision: g, start: pos, end: pos }
         }
     };
     let mut compared: Vec<usize> = base.revisions.iter().chain(&o.revisions).copied().collect();
@@ -130,7 +131,7 @@ fn finding(
                 )
             };
             notes.push(Note {
-                location: located(span, files),
+                location: located(map, s.lines.start, span, files),
                 message: format!("revision {r} {what} at {}{shared}", describe(s)),
                 site: s.id,
             });
@@ -144,16 +145,23 @@ fn variant_of(s: &Site, r: usize) -> Option<(usize, &CodeSpan)> {
     s.variants.iter().enumerate().find_map(|(i, v)| v.code.iter().find(|c| c.revision == r).map(|c| (i, c)))
 }
 
-fn located(span: &CodeSpan, files: &[String]) -> Location {
-    Location { file: files[span.revision].clone(), revision: span.revision, start: span.start, end: span.end }
+/// `span` of a site at meta line `meta_line`, in its revision's file.
+fn located(map: &MetaProgram, meta_line: usize, span: &CodeSpan, files: &[String]) -> Location {
+    Location {
+        file: map.located_in(&files[span.revision], meta_line),
+        revision: span.revision,
+        start: span.start,
+        end: span.end,
+    }
 }
 
 /// The first line of revision `g`'s file that the meta program has for `g` but
-/// not for `b`: where `g`'s own code begins, when no site says more.
-fn first_own_line(map: &MetaProgram, g: usize, b: usize) -> Option<usize> {
-    map.line_map.iter().find_map(|origins| {
+/// not for `b`: where `g`'s own code begins, when no site says more. With
+/// the meta line it is on.
+fn first_own_line(map: &MetaProgram, g: usize, b: usize) -> Option<(usize, usize)> {
+    map.line_map.iter().enumerate().find_map(|(i, origins)| {
         let mine = origins.iter().find(|o| o.revision == g)?;
-        (!origins.iter().any(|o| o.revision == b)).then_some(mine.line)
+        (!origins.iter().any(|o| o.revision == b)).then_some((i + 1, mine.line))
     })
 }
 

@@ -119,7 +119,7 @@ pub fn report_html(r: &Report, map: &MetaProgram, files: &[String]) -> String {
                                 td {
                                     @for v in &s.variants {
                                         div { span.tag { (revision_set(&v.revisions)) }
-                                            @for c in &v.code { code { (files[c.revision]) ":" (c.start.line) ":" (c.start.col) } " " } }
+                                            @for c in &v.code { code { (map.located_in(&files[c.revision], s.lines.start)) ":" (c.start.line) ":" (c.start.col) } " " } }
                                     }
                                 }
                             }

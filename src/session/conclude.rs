@@ -19,7 +19,7 @@ use super::explore::Explored;
 use super::prepare::{Builds, Sources, on_disk};
 use super::{Plan, Watch};
 use crate::cluster::{self, SearchBudget};
-use crate::compile::NativeOptions;
+use crate::compile::{NativeKind, NativeOptions};
 use crate::diff::{ConfirmedTest, Differentiator};
 use crate::exec;
 use crate::posix;
@@ -80,10 +80,13 @@ pub(super) fn conclude(
     report.stats.separating_optimal = separating.as_ref().is_none_or(|s| s.optimal);
     renumber_tree(&mut report, &ex.diff.tests);
     watch.stage("report", format!("writing {}", out.display()));
-    write_patched(&mut report, &s.sources, out)?;
+    match &s.project {
+        Some(p) => super::project::write_patched(&mut report.revisions, p, out)?,
+        None => write_patched(&mut report, &s.sources, out)?,
+    }
     let mut plain = plain_runner(plan, b, plain);
     let stopped = ex.summary.stopped_early.take();
-    judge(&mut report, &ex.diff, s, &b.meta_c, out, stopped.as_deref(), &mut plain);
+    judge(&mut report, &ex.diff, s, &b.meta_files, out, stopped.as_deref(), &mut plain);
     report.write_files(out, &s.meta).with_context(|| format!("writing the report into {}", out.display()))?;
     Ok(report)
 }
@@ -200,7 +203,7 @@ impl<'scope> PlainBuild<'scope> {
             // shared the core. Its process inherits this thread's niceness.
             // SAFETY: setpriority(2) on this thread's own id.
             unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19) };
-            s.tc.native(&b.meta_c, &target, &NativeOptions::default()).is_ok()
+            b.native_build(&s.tc, &target, &NativeKind::Replay(NativeOptions::default())).is_ok()
         });
         PlainBuild { path, handle: std::cell::Cell::new(Some(handle)) }
     }
@@ -214,31 +217,35 @@ fn judge(
     report: &mut Report,
     diff: &Differentiator,
     s: &Sources,
-    meta_c: &Path,
+    meta_files: &[std::path::PathBuf],
     out: &Path,
     stopped: Option<&str>,
     plain: &mut crate::diff::reach::PlainRun<'_>,
 ) {
     let (sources, meta) = (&s.sources, &s.meta);
-    // Approximations are located in meta.c; a reviewer reads each revision's own file.
-    let meta_c = std::fs::canonicalize(meta_c).ok();
-    let in_meta = |file: &str| meta_c.is_some() && std::fs::canonicalize(file).ok() == meta_c;
+    // Approximations are located in the meta files; a reviewer reads each
+    // revision's own file.
+    let metas: Vec<Option<std::path::PathBuf>> =
+        meta_files.iter().map(|f| std::fs::canonicalize(f).ok()).collect();
+    let meta_line = |l: &exec::Location| -> Option<usize> {
+        let file = std::fs::canonicalize(&l.file).ok();
+        let i = metas.iter().position(|m| m.is_some() && *m == file)?;
+        Some(meta.project_line(i, l.line as usize))
+    };
     let files = report.files(out);
+    // Where revision `r`'s own file has location `l`, if the line map says.
+    let own = |l: &exec::Location, r: usize| {
+        let line = meta_line(l)?;
+        let o = meta.origins(line).into_iter().find(|o| o.revision == r)?;
+        Some((meta.located_in(&files[r], line), o.line))
+    };
     report.coverage.map_locations(|r, l| {
-        let origins = if in_meta(&l.file) { meta.origins(l.line as usize) } else { Vec::new() };
-        origins.into_iter().find(|o| o.revision == r as usize).map(|o| exec::Location {
-            file: files[r as usize].clone(),
-            line: o.line as u32,
-            col: 0,
-        })
+        own(l, r as usize).map(|(file, line)| exec::Location { file, line: line as u32, col: 0 })
     });
     let coverage = &report.coverage;
-    let locate = |l: &exec::Location, r: usize| {
-        let origin = if in_meta(&l.file) { meta.origins(l.line as usize) } else { Vec::new() };
-        match origin.into_iter().find(|o| o.revision == r) {
-            Some(o) => format!("{}:{}", files[r], o.line),
-            None => l.to_string(),
-        }
+    let locate = |l: &exec::Location, r: usize| match own(l, r) {
+        Some((file, line)) => format!("{file}:{line}"),
+        None => l.to_string(),
     };
     // Pairs of one cluster whose differing code no path of both ran.
     let mut unreached = |c: &[usize]| -> Vec<String> {
@@ -252,7 +259,7 @@ fn judge(
             })
             .collect();
         let Some((a, b, sites)) = open.first() else { return Vec::new() };
-        let site = describe_site(sites[0], *a, &files);
+        let site = describe_site(meta, sites[0], *a, &files);
         let mut why = diff.reach.unreached(*a, *b, &site, &locate, plain);
         if open.len() > 1 {
             why.push_str(&format!(" (and {} more pairs of this cluster)", open.len() - 1));
@@ -315,10 +322,13 @@ fn differing_sites(meta: &unify::MetaProgram, a: usize, b: usize) -> Vec<&unify:
 }
 
 /// "site 3 in grade, fix3.c:13": where revision `r`'s code at the site is.
-fn describe_site(site: &unify::Site, r: usize, files: &[String]) -> String {
+fn describe_site(meta: &unify::MetaProgram, site: &unify::Site, r: usize, files: &[String]) -> String {
     let span = site.variants.iter().flat_map(|v| &v.code).find(|c| c.revision == r);
     match span {
-        Some(c) => format!("site {} in {}, {}:{}", site.id, site.function, files[r], c.start.line),
+        Some(c) => {
+            let file = meta.located_in(&files[r], site.lines.start);
+            format!("site {} in {}, {file}:{}", site.id, site.function, c.start.line)
+        }
         None => format!("site {} in {}", site.id, site.function),
     }
 }

@@ -65,7 +65,9 @@ pub(super) fn explore<'a>(
         constants: crate::fuzz::Constants::of_program(&s.meta.text),
         seed: 0x5053_5943,
         deadline: plan.budget.deadline(),
-        enumeration_proof: match crate::ir::Module::declarations(&b.meta_bc) {
+        enumeration_proof: match crate::ir::Module::declarations(
+            &b.bitcode.iter().map(|p| p.as_path()).collect::<Vec<_>>(),
+        ) {
             Ok(f) => crate::fuzz::sweep::proof_blocker(&f),
             Err(e) => Some(e.to_string()),
         },

@@ -4,7 +4,8 @@
 //!
 //! Three stages, data flowing one way:
 //! - `prepare`: the revisions loaded and checked one by one, the meta
-//!   program, its builds;
+//!   program, its builds (with `--project`, `project`: the capture, the
+//!   touched files, every unit's builds);
 //! - `explore`: the engine with the differentiator, and fuzzing with
 //!   enumeration beside it, joined by `explore::Exchange`;
 //! - `conclude`: clusters, the decision tree, each cluster's verdict, and the
@@ -13,6 +14,7 @@
 mod conclude;
 mod explore;
 mod prepare;
+mod project;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -29,12 +31,15 @@ use crate::unify::MetaProgram;
 /// What to compare, and how.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// Revision 0.
+    /// Revision 0: a C file, or with `project` the project's source tree.
     pub orig: PathBuf,
-    /// Patched files: revisions 1, 2, ...
+    /// Patched files, or with `project` patched trees: revisions 1, 2, ...
     pub revisions: Vec<PathBuf>,
-    /// Unified diffs against `orig`: the revisions after the files.
+    /// Unified diffs against `orig`: the revisions after the files. With
+    /// `project`, applied with -p1 at its tree, and never with trees.
     pub diffs: Vec<PathBuf>,
+    /// A program of several files built by its own build (`--project`).
+    pub project: Option<ProjectPlan>,
     /// Where results go; none: `psychic-out-N` (`report::outdir`).
     pub output_dir: Option<PathBuf>,
     /// The behaviour compared.
@@ -65,6 +70,15 @@ pub struct Plan {
     pub command: CommandLine,
     /// `--max-time`, from the command's start.
     pub budget: Budget,
+}
+
+/// How a project makes its program.
+#[derive(Debug, Clone)]
+pub struct ProjectPlan {
+    /// The executable the build makes, relative to the tree.
+    pub program: PathBuf,
+    /// The build command, run by the shell in a private copy of the tree.
+    pub build: String,
 }
 
 impl Plan {
@@ -105,6 +119,22 @@ impl Watch for Unwatched {}
 /// are known to compile and unify, and removed again if a later stage fails.
 pub fn run(plan: &Plan, watch: &dyn Watch) -> Result<Outcome> {
     let s = prepare::sources(plan, watch)?;
+    // A project's first build is counted apart: the budget is for psychic's
+    // work, which later runs, with the build cached, do again.
+    let first_build = s.project.as_ref().filter(|p| p.capture.fresh).map(|p| p.capture.build_time);
+    let shifted;
+    let plan = match first_build {
+        Some(took) => {
+            watch.advise(&format!(
+                "the project's first build took {:.1} s, not counted in --max-time; later runs reuse it",
+                took.as_secs_f64()
+            ));
+            shifted =
+                Plan { budget: Budget::new(plan.budget.start + took, plan.budget.limit), ..plan.clone() };
+            &shifted
+        }
+        None => plan,
+    };
     let out = report::outdir::create(plan.output_dir.as_deref())?;
     match stages(plan, &s, &out.path, watch) {
         Ok(report) => Ok(Outcome { report, meta: s.meta, out: out.path }),

@@ -19,20 +19,40 @@ pub(crate) struct Printed {
     pub sites: Vec<Site>,
 }
 
+/// Where a meta file stands among the files of one program: the id of its
+/// first site, and whether it defines `__psychic_revisions` or only declares
+/// it (the program's link would find two definitions).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part {
+    pub first_site: usize,
+    pub defines_revisions: bool,
+}
+
+impl Part {
+    /// A program of one file.
+    pub const WHOLE: Part = Part { first_site: 1, defines_revisions: true };
+}
+
 /// Prints `file` after `header` (a comment, no trailing newline).
-pub(crate) fn print(ctx: &Ctx, file: &FileMerge, header: &str, revisions: usize) -> Printed {
+pub(crate) fn print(ctx: &Ctx, file: &FileMerge, header: &str, revisions: usize, part: Part) -> Printed {
     let mut p = Printer {
         ctx,
         unit: indent_unit(&ctx.revs[0].text),
         text: String::new(),
         map: vec![Vec::new()],
         sites: Vec::new(),
+        first_site: part.first_site,
         function: String::new(),
     };
     p.put(header, &[]);
     let decl = format!(
-        "{}const int __psychic_revisions = {revisions};",
-        if file.has_klee { "" } else { "#include <klee/klee.h>\n" }
+        "{}{}",
+        if file.has_klee { "" } else { "#include <klee/klee.h>\n" },
+        if part.defines_revisions {
+            format!("const int __psychic_revisions = {revisions};")
+        } else {
+            "extern const int __psychic_revisions;".to_string()
+        }
     );
     let mut blank_next = false;
     if file.decl_at == 0 {
@@ -177,6 +197,8 @@ struct Printer<'c, 't> {
     /// One entry per line begun so far; the last is the current line.
     map: Vec<Vec<LineOrigin>>,
     sites: Vec<Site>,
+    /// The id of `sites[0]`.
+    first_site: usize,
     /// The function being printed, as named in the meta program.
     function: String,
 }
@@ -347,7 +369,7 @@ impl Printer<'_, '_> {
     /// Reserves the next site id, so that an enclosing site numbers before the
     /// sites nested in it.
     fn reserve(&mut self, kind: SiteKind) -> usize {
-        let id = self.sites.len() + 1;
+        let id = self.first_site + self.sites.len();
         let lines = LineSpan { start: self.line(), end: self.line() };
         self.sites.push(Site { id, kind, function: self.function.clone(), lines, variants: Vec::new() });
         id
@@ -355,7 +377,7 @@ impl Printer<'_, '_> {
 
     fn finish(&mut self, id: usize, start: usize, variants: Vec<Variant>) {
         let end = self.line();
-        let s = &mut self.sites[id - 1];
+        let s = &mut self.sites[id - self.first_site];
         s.lines = LineSpan { start, end };
         s.variants = variants;
     }

@@ -25,6 +25,21 @@ pub struct MetaProgram {
     pub line_map: Vec<Vec<LineOrigin>>,
     /// Remarks for the user, such as "all revisions are identical".
     pub notes: Vec<String>,
+    /// For a project (`unify::unify_project`), its touched files: the text
+    /// is theirs one after the other, and `line_map` and sites' lines count
+    /// in that text. Empty for one file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<MetaFile>,
+}
+
+/// One touched file of a project's meta program.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetaFile {
+    /// The source, relative to the project's tree (every revision's tree
+    /// has its own text of it).
+    pub source: String,
+    /// Its lines in the meta program: its line 1 is `lines.start`.
+    pub lines: LineSpan,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,6 +156,7 @@ pub struct LineOrigin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin<'a> {
     pub revision: usize,
+    /// The revision's name; for a project, the touched file's source.
     pub file: &'a str,
     pub line: usize,
 }
@@ -153,10 +169,38 @@ impl MetaProgram {
         let Some(entry) = line.checked_sub(1).and_then(|i| self.line_map.get(i)) else {
             return Vec::new();
         };
+        let source = self.file_at(line).map(|f| f.source.as_str());
         entry
             .iter()
-            .map(|o| Origin { revision: o.revision, file: &self.revisions[o.revision].name, line: o.line })
+            .map(|o| Origin {
+                revision: o.revision,
+                file: source.unwrap_or(&self.revisions[o.revision].name),
+                line: o.line,
+            })
             .collect()
+    }
+
+    /// The project's touched file that meta line `line` is in (none for one
+    /// file).
+    pub fn file_at(&self, line: usize) -> Option<&MetaFile> {
+        self.files.iter().find(|f| (f.lines.start..=f.lines.end).contains(&line))
+    }
+
+    /// The file a revision's positions at meta line `line` refer to, given
+    /// `root`, what `Report::files` gives for the revision: for one file,
+    /// `root` is that file; for a project, it is the revision's tree, and
+    /// the file is the touched source in it.
+    pub fn located_in(&self, root: &str, line: usize) -> String {
+        match self.file_at(line) {
+            Some(f) => std::path::Path::new(root).join(&f.source).display().to_string(),
+            None => root.to_string(),
+        }
+    }
+
+    /// The meta line of line `line` of the project's touched file `source`
+    /// (for one file, `line` itself).
+    pub fn project_line(&self, source: usize, line: usize) -> usize {
+        self.files.get(source).map_or(line, |f| f.lines.start - 1 + line)
     }
 
     /// The site with this id (ids start at 1).

@@ -22,7 +22,10 @@
 //! revisions, its meta lines and each revision's `CodeSpan` in its own text),
 //! the changed functions, the file-scope names spelled per revision, the line
 //! map (`MetaProgram::origins`: revision, file and line for every revision a
-//! meta line belongs to) and notes; all serde. Errors are `UnifyError`, one
+//! meta line belongs to) and notes; all serde. `unify_project` unifies the
+//! touched files of a multi-file program one by one, with one site numbering
+//! across them, into one `MetaProgram` whose `files` say where each file's
+//! text is. Errors are `UnifyError`, one
 //! variant per failure kind, one line each, located.
 //!
 //! What the engine and the native runtime rely on in the output:
@@ -51,6 +54,7 @@ mod merge;
 mod meta;
 mod parse;
 mod patch;
+mod project;
 mod rename;
 mod toplevel;
 
@@ -59,12 +63,14 @@ use std::path::{Path, PathBuf};
 
 pub use error::{Loc, UnifyError};
 pub use meta::{
-    ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaProgram, Origin, Pos, Renamed,
-    RevisionInfo, Site, SiteKind, Variant,
+    ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaFile, MetaProgram, Origin, Pos,
+    Renamed, RevisionInfo, Site, SiteKind, Variant,
 };
 pub use parse::numeric_literals;
+pub use project::{TouchedFile, unify_project};
 
 use decl::Name;
+use emit::Part;
 use merge::{Ctx, Item};
 use parse::Rev;
 use rename::RenameMap;
@@ -145,6 +151,11 @@ pub fn encode(text: &str) -> Vec<u8> {
 /// Merges the revisions into one meta program (see the module documentation
 /// and ARCHITECTURE.md for the contract it meets).
 pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
+    unify_part(sources, Part::WHOLE)
+}
+
+/// [`unify`], for one file of a program of several (`project::unify_project`).
+fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, UnifyError> {
     if sources.len() < 2 {
         let orig = sources.first().map_or_else(|| "<no input>".to_string(), |s| s.name.clone());
         return Err(UnifyError::OneRevision { orig });
@@ -198,7 +209,7 @@ pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
             BTreeMap::new()
         };
         match toplevel::merge_file(&ctx, &items, &anchors, trailer, &mains) {
-            Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers)),
+            Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers, part)),
             Err(FileError::Fatal(e)) => return Err(e),
             Err(FileError::Unmergeable(names)) => {
                 // The next round gives these functions one definition per variant.
@@ -221,6 +232,7 @@ fn finish(
     file: &FileMerge,
     maps: &[RenameMap],
     definers: &BTreeMap<Name, BTreeSet<usize>>,
+    part: Part,
 ) -> MetaProgram {
     let n = sources.len();
     let mut header = format!("/* Meta program of {n} revisions, made by `psychic unify`.\n");
@@ -231,7 +243,7 @@ fn finish(
     header.push_str(
         " * Each meta branch compares __klee_meta with the revision numbers and runs their code.\n */",
     );
-    let printed = emit::print(ctx, file, &header, n);
+    let printed = emit::print(ctx, file, &header, n, part);
     let renamed: Vec<Renamed> = maps
         .iter()
         .flat_map(|m| m.keys())
@@ -268,6 +280,7 @@ fn finish(
         renamed,
         line_map: printed.line_map,
         notes,
+        files: Vec::new(),
     }
 }
 

@@ -6,4 +6,5 @@ mod contract;
 mod diffs;
 mod errors;
 mod fidelity;
+mod project;
 mod sharing;

@@ -1,0 +1,312 @@
+//! The first stage for a project (`--project`): a program of several files
+//! that its own build makes. `crate::project` learns from the original's
+//! build what forms the program (`capture`, cached) and gives the text of
+//! every touched file in every revision; here each is checked with its
+//! unit's flags, all are unified with one site numbering
+//! (`unify::unify_project`), and the program is built:
+//! - the meta files go to `OUT/meta/SOURCE` (never into the project's tree);
+//! - bitcode: every unit with its own flags in its own directory; an
+//!   untouched unit from its source in the capture's tree, cached beside the
+//!   capture (`TREE.units/`), so that a later run compiles only the touched
+//!   units; a touched unit from its meta file, with `-iquote` of the
+//!   original source's directory, where its quoted includes were found;
+//! - native builds (replay, perturbed, fuzz, plain): the project's own
+//!   objects, with the touched units' swapped for their meta files' objects
+//!   built as the kind asks, linked by clang with psychic's runtime and the
+//!   project's link flags. The fuzz build renames `main`, wherever it is, so
+//!   every unit's fuzz object is psychic's (cached as the bitcode is).
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use super::prepare::{Sources, on_disk};
+use super::{Plan, ProjectPlan, Watch};
+use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags};
+use crate::project::{self, Capture, Touched};
+use crate::report;
+use crate::unify::{self, RevisionInfo, RevisionSource, TouchedFile};
+
+/// The project's capture and what the revisions change.
+pub(super) struct ProjectSources {
+    pub capture: Capture,
+    /// In `MetaProgram::files` order.
+    pub touched: Vec<Touched>,
+}
+
+impl ProjectSources {
+    /// The touched file `i`, relative to the tree.
+    fn source(&self, i: usize) -> &Path {
+        &self.capture.units[self.touched[i].unit].source
+    }
+}
+
+/// Captures the original's build, reads the revisions of the touched files,
+/// checks each with its unit's flags, and unifies them.
+pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result<Sources> {
+    let dir = &plan.orig;
+    if plan.function_outputs {
+        bail!("--outputs functions: not available with --project yet");
+    }
+    watch.stage("capture", format!("{}: `{}` makes {}", dir.display(), p.build, p.program.display()));
+    let capture = project::capture(dir, &p.program, &p.build)?;
+    let revs = project::revisions(&capture, &plan.diffs, &plan.revisions)?;
+    revs.notes.iter().for_each(|n| watch.warn(n));
+    let touched = revs.touched;
+    // `project::revisions` numbers diffs first; `cli` takes diffs or trees, not both.
+    let roots: Vec<&PathBuf> = std::iter::once(dir).chain(&plan.diffs).chain(&plan.revisions).collect();
+    if touched.is_empty() {
+        bail!("{}: no revision changes a C file that {} is built from", dir.display(), p.program.display());
+    }
+    let stage = Instant::now();
+    let n = roots.len();
+    watch.stage("compile", format!("clang: checking {n} revisions of {} files", touched.len()));
+    let tc = Toolchain::discover()?.with_flags(plan.clang_flags.iter().map(String::as_str));
+    let ps = ProjectSources { capture, touched };
+    check_revisions_compile(&tc, &ps, &roots)?;
+    let checked = stage.elapsed().as_secs_f64();
+    let stage = Instant::now();
+    watch.stage("unify", format!("merging {n} revisions of {} files", ps.touched.len()));
+    let revisions = roots
+        .iter()
+        .enumerate()
+        .map(|(index, r)| RevisionInfo { index, name: r.display().to_string(), path: r.to_path_buf() })
+        .collect();
+    let files: Vec<TouchedFile> = (0..ps.touched.len())
+        .map(|i| TouchedFile {
+            source: ps.source(i).display().to_string(),
+            sources: ps.touched[i].sources.clone(),
+        })
+        .collect();
+    let meta = unify::unify_project(revisions, &files)?;
+    let unified = stage.elapsed().as_secs_f64();
+    // One text per revision: its touched files, each under its name, so
+    // that equal texts are an equal program.
+    let sources = roots
+        .iter()
+        .enumerate()
+        .map(|(index, r)| RevisionSource {
+            index,
+            name: r.display().to_string(),
+            path: r.to_path_buf(),
+            text: files.iter().map(|f| format!("/* {} */\n{}", f.source, f.sources[index].text)).collect(),
+        })
+        .collect();
+    Ok(Sources { sources, meta, tc, checked, unified, project: Some(ps) })
+}
+
+/// The flags a unit's meta file (or a revision of its source) compiles
+/// with: the unit's, and the original source's directory for quoted
+/// includes, which the file no longer sits in.
+fn flags_at(c: &Capture, unit: usize) -> UnitFlags<'_> {
+    let u = &c.units[unit];
+    let home = c.tree.join(&u.source).parent().map(Path::to_path_buf).unwrap_or_else(|| c.tree.clone());
+    let mut flags = u.flags.clone();
+    flags.extend(["-iquote".to_string(), home.display().to_string()]);
+    UnitFlags { dir: &u.dir, flags }
+}
+
+/// Every revision of every touched file must compile with its unit's flags;
+/// a failure names the revision, the file and clang's message.
+fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBuf]) -> Result<()> {
+    let scratch = tempfile::tempdir().context("creating a temporary directory")?;
+    for (i, t) in ps.touched.iter().enumerate() {
+        let flags = flags_at(&ps.capture, t.unit);
+        for s in &t.sources {
+            // A diff's text exists only in memory; clang's messages name the
+            // revision's own file wherever it has one.
+            let file = if on_disk(s) {
+                s.path.clone()
+            } else {
+                let file = scratch.path().join(format!("rev{}", s.index)).join(ps.source(i));
+                std::fs::create_dir_all(file.parent().expect("a file has a directory"))
+                    .and_then(|()| std::fs::write(&file, unify::encode(&s.text)))
+                    .with_context(|| format!("{}: cannot write", file.display()))?;
+                file
+            };
+            tc.unit_syntax_check(&file, &flags).with_context(|| {
+                format!("revision {} ({}): {}", s.index, roots[s.index].display(), ps.source(i).display())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// One unit as the native builds take it.
+struct BuildUnit {
+    /// What compiles: the meta file, or the source in the capture's tree.
+    source: PathBuf,
+    dir: PathBuf,
+    flags: Vec<String>,
+    /// The project's own object, for an untouched unit.
+    object: Option<PathBuf>,
+}
+
+impl BuildUnit {
+    fn flags(&self) -> UnitFlags<'_> {
+        UnitFlags { dir: &self.dir, flags: self.flags.clone() }
+    }
+}
+
+/// How the project's native builds are made.
+pub(super) struct ProjectBuild {
+    /// In link order.
+    units: Vec<BuildUnit>,
+    tree: PathBuf,
+    link_flags: Vec<String>,
+    cache: PathBuf,
+}
+
+/// Writes the meta files into `out/meta/` and compiles every unit to
+/// bitcode: the meta files, the bitcode in link order, and how to make the
+/// native builds.
+pub(super) fn bitcode(
+    s: &Sources,
+    ps: &ProjectSources,
+    out: &Path,
+    watch: &dyn Watch,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>, ProjectBuild)> {
+    let out = std::path::absolute(out).with_context(|| format!("{}: no absolute path", out.display()))?;
+    let c = &ps.capture;
+    let mut meta_files = Vec::new();
+    for i in 0..ps.touched.len() {
+        let path = out.join("meta").join(ps.source(i));
+        std::fs::create_dir_all(path.parent().expect("a file has a directory"))
+            .and_then(|()| std::fs::write(&path, unify::encode(&s.meta.file_text(i))))
+            .with_context(|| format!("writing {}", path.display()))?;
+        meta_files.push(path);
+    }
+    let cache = unit_cache(c, &out);
+    let mut units = Vec::new();
+    let mut bitcode = Vec::new();
+    for (j, u) in c.units.iter().enumerate() {
+        let unit = match ps.touched.iter().position(|t| t.unit == j) {
+            Some(i) => BuildUnit {
+                source: meta_files[i].clone(),
+                dir: u.dir.clone(),
+                flags: flags_at(c, j).flags,
+                object: None,
+            },
+            None => BuildUnit {
+                source: c.tree.join(&u.source),
+                dir: u.dir.clone(),
+                flags: u.flags.clone(),
+                object: Some(u.object.clone()),
+            },
+        };
+        let bc = if unit.object.is_none() {
+            let bc = unit.source.with_extension("bc");
+            s.tc.unit_bitcode(&unit.source, &bc, &unit.flags()).with_context(|| {
+                format!(
+                    "the meta program's {} does not compile, but every revision does: this is a bug in psychic's unify stage",
+                    u.source.display()
+                )
+            })?;
+            bc
+        } else {
+            watch.stage("compile", format!("clang: {} to bitcode (kept for later runs)", u.source.display()));
+            cached(&s.tc, &cache, &unit, "bc", |dst| s.tc.unit_bitcode(&unit.source, dst, &unit.flags()))?
+        };
+        bitcode.push(bc);
+        units.push(unit);
+    }
+    let build = ProjectBuild { units, tree: c.tree.clone(), link_flags: c.link.flags.clone(), cache };
+    Ok((meta_files, bitcode, build))
+}
+
+impl ProjectBuild {
+    /// The native build `kind` into `target`: the meta files' objects (named
+    /// after `target`, so that builds at once do not meet) and the others.
+    pub fn link(&self, tc: &Toolchain, target: &Path, kind: &NativeKind) -> Result<()> {
+        // The link runs in the tree, as the project's did.
+        let target = &std::path::absolute(target)
+            .with_context(|| format!("{}: no absolute path", target.display()))?;
+        let suffix = target.file_name().unwrap_or_default().to_string_lossy().replace('.', "-");
+        let mut objects = Vec::new();
+        for u in &self.units {
+            let object = match (&u.object, kind) {
+                (None, _) => {
+                    let o = u.source.with_extension(format!("{suffix}.o"));
+                    tc.unit_object(&u.source, &o, &u.flags(), kind)?;
+                    o
+                }
+                (Some(own), NativeKind::Replay(_)) => own.clone(),
+                (Some(_), NativeKind::Fuzz) => cached(tc, &self.cache, u, "fuzz.o", |dst| {
+                    tc.unit_object(&u.source, dst, &u.flags(), kind)
+                })?,
+            };
+            objects.push(object);
+        }
+        tc.link(&objects, target, &self.tree, &self.link_flags, kind)
+            .with_context(|| format!("linking {}", target.display()))
+    }
+}
+
+/// Where untouched units' builds are kept: beside the capture's tree, or
+/// in the output directory when that cannot be written.
+fn unit_cache(c: &Capture, out: &Path) -> PathBuf {
+    let name = c.tree.file_name().unwrap_or_default().to_string_lossy();
+    let beside = c.tree.with_file_name(format!("{name}.units"));
+    if std::fs::create_dir_all(&beside).is_ok() {
+        return beside;
+    }
+    out.join("units")
+}
+
+/// `unit` built by `build` into the cache, keyed by everything the build
+/// reads that may change: psychic, clang, the flags, the directory and the
+/// source's bytes. Built aside and renamed into place, so that a reader
+/// never sees half a file.
+fn cached(
+    tc: &Toolchain,
+    cache: &Path,
+    unit: &BuildUnit,
+    ext: &str,
+    build: impl FnOnce(&Path) -> Result<(), CompileError>,
+) -> Result<PathBuf> {
+    let bytes =
+        std::fs::read(&unit.source).with_context(|| format!("{}: cannot read", unit.source.display()))?;
+    let mut h = std::hash::DefaultHasher::new();
+    (env!("CARGO_PKG_VERSION"), tc.clang(), &unit.source, &unit.flags, &unit.dir, ext, bytes).hash(&mut h);
+    let stem = unit.source.file_stem().unwrap_or_default().to_string_lossy();
+    let path = cache.join(format!("{stem}-{:016x}.{ext}", h.finish()));
+    if path.is_file() {
+        return Ok(path);
+    }
+    std::fs::create_dir_all(cache).with_context(|| format!("{}: cannot create", cache.display()))?;
+    let tmp = cache.join(format!(".{stem}-{}.{ext}", std::process::id()));
+    build(&tmp)?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(path)
+}
+
+/// A revision whose tree lacks its touched files as they are (a diff's)
+/// gets them in `OUT/revisions/K/`, the tree its locations then name.
+pub(super) fn write_patched(
+    revisions: &mut [report::Revision],
+    ps: &ProjectSources,
+    out: &Path,
+) -> Result<()> {
+    for (k, r) in revisions.iter_mut().enumerate() {
+        let root = Path::new(&r.path);
+        let texts: Vec<(&Path, &RevisionSource)> =
+            (0..ps.touched.len()).map(|i| (ps.source(i), &ps.touched[i].sources[k])).collect();
+        let as_is = texts
+            .iter()
+            .all(|(src, s)| std::fs::read(root.join(src)).is_ok_and(|t| t == unify::encode(&s.text)));
+        if as_is {
+            continue;
+        }
+        let rel = Path::new("revisions").join(k.to_string());
+        for (src, s) in &texts {
+            let path = out.join(&rel).join(src);
+            std::fs::create_dir_all(path.parent().expect("a file has a directory"))
+                .and_then(|()| std::fs::write(&path, unify::encode(&s.text)))
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+        }
+        r.patched = Some(rel.display().to_string());
+    }
+    Ok(())
+}
