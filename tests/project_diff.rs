@@ -8,7 +8,7 @@
 //! those builds as the report says. Each run has a cache of its own
 //! (`PSYCHIC_CACHE_DIR`), so the capture is built fresh.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -25,6 +25,8 @@ mod libc_model;
 mod merge;
 mod posix;
 mod printf_glibc;
+mod project;
+mod project_diff;
 mod run_cli;
 mod run_fixtures;
 mod truth;
