@@ -1,6 +1,7 @@
 //! Tests of `psychic unify`: revision fidelity (seed examples, feature fixtures
-//! and generated patch sets), diffs, sharing, the meta program contract and bad
-//! input. Ground truth comes from compiling and running every revision.
+//! and generated patch sets), includes, diffs, sharing, the meta program
+//! contract and bad input. Ground truth comes from compiling and running every
+//! revision.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -9,4 +10,5 @@ mod contract;
 mod diffs;
 mod errors;
 mod fidelity;
+mod includes;
 mod sharing;
