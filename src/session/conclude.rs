@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::explore::Explored;
-use super::prepare::{Builds, Sources, on_disk};
+use super::prepare::{Builds, Sources};
 use super::{Plan, Watch};
 use crate::cluster::{self, SearchBudget};
 use crate::compile::{NativeKind, NativeOptions};
@@ -357,7 +357,7 @@ fn partial_outcomes(report: &Report, cluster: &[usize]) -> Vec<String> {
 /// `OUT/revisions/K/NAME`, so that source positions in them can be opened.
 fn write_patched(report: &mut Report, sources: &[unify::RevisionSource], out: &Path) -> Result<()> {
     for (s, r) in sources.iter().zip(&mut report.revisions) {
-        if on_disk(s) {
+        if s.on_disk() {
             continue;
         }
         let name = sources[0].path.file_name().unwrap_or("revision.c".as_ref());

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::prepare::{Sources, on_disk};
+use super::prepare::Sources;
 use super::{Plan, ProjectPlan, Watch};
 use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags};
 use crate::project::{self, Capture, Touched};
@@ -117,7 +117,7 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
         for s in &t.sources {
             // A diff's text exists only in memory; clang's messages name the
             // revision's own file wherever it has one.
-            let file = if on_disk(s) {
+            let file = if s.on_disk() {
                 s.path.clone()
             } else {
                 let file = scratch.path().join(format!("rev{}", s.index)).join(ps.source(i));

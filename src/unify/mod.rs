@@ -36,11 +36,14 @@
 //!   variant runs for each revision that reaches it; the variant most revisions
 //!   take is the `else`; each variant carries a `/* revision(s) ... */`
 //!   comment; sites are numbered 1..S in source order, and nest;
-//! - preprocessor: identical directives are shared, system includes are
-//!   unioned, macros used only in code are renamed like any name; any other
-//!   directive difference (an `#if` block, a quoted include, a macro another
-//!   directive reads, a `#define` inside a function) is refused naming its
-//!   line;
+//! - preprocessor: identical directives are shared; includes of system
+//!   headers and of guarded local ones are unioned, matched by the header
+//!   however spelled, and go first when every revision has its includes first
+//!   (`includes`; quoted includes are found in [`include_dirs`]); macros used
+//!   only in code are renamed like any name; any other directive difference
+//!   (an `#if` block, an unguarded local include, a macro another directive
+//!   reads, a `#define` inside a function) is refused naming the revisions
+//!   and their lines;
 //! - the output is deterministic (no hash order reaches the text), and the meta
 //!   program compiles with clang-19 `-Wall -Werror` whenever the revisions do.
 
@@ -48,6 +51,7 @@ mod align;
 mod decl;
 mod emit;
 mod error;
+mod includes;
 pub mod instrument;
 mod macros;
 mod merge;
@@ -62,6 +66,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub use error::{Loc, UnifyError};
+pub use includes::include_dirs;
 pub use meta::{
     ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaFile, MetaProgram, Origin, Pos,
     Renamed, RevisionInfo, Site, SiteKind, Variant,
@@ -71,6 +76,7 @@ pub use project::{TouchedFile, unify_project};
 
 use decl::Name;
 use emit::Part;
+use includes::Headers;
 use merge::{Ctx, Item};
 use parse::Rev;
 use rename::RenameMap;
@@ -85,6 +91,13 @@ pub struct RevisionSource {
     /// The patched file, or the diff it came from.
     pub path: PathBuf,
     pub text: String,
+}
+
+impl RevisionSource {
+    /// The revision's text is its file's (it was not made by applying a diff).
+    pub fn on_disk(&self) -> bool {
+        self.path.is_file() && std::fs::read(&self.path).is_ok_and(|t| t == encode(&self.text))
+    }
 }
 
 /// Reads ORIG and its patched revisions: whole files first, then ORIG with each
@@ -188,6 +201,7 @@ fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, Uni
     // The maps `revs` were made with: a revision is redone only when its map grows.
     let mut applied = maps.clone();
     let mut forced = BTreeSet::new();
+    let headers = Headers::new(sources);
     loop {
         let (items, trailer) = loop {
             for (r, map) in maps.iter().enumerate() {
@@ -208,7 +222,7 @@ fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, Uni
         } else {
             BTreeMap::new()
         };
-        match toplevel::merge_file(&ctx, &items, &anchors, trailer, &mains) {
+        match toplevel::merge_file(&ctx, &items, &anchors, &headers, trailer, &mains) {
             Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers, part)),
             Err(FileError::Fatal(e)) => return Err(e),
             Err(FileError::Unmergeable(names)) => {
@@ -261,8 +275,11 @@ fn finish(
         .collect();
     let changed_functions = changed_functions(ctx, file, maps, n);
     let mut notes = Vec::new();
+    // An item some revisions lack (an include, a declaration) is a difference too.
+    let everywhere =
+        file.entries.iter().all(|e| matches!(e, TopEntry::Item(Item::Shared(es)) if es.len() == n));
     if printed.sites.is_empty() {
-        notes.push(if renamed.is_empty() && changed_functions.is_empty() {
+        notes.push(if renamed.is_empty() && changed_functions.is_empty() && everywhere {
             "all revisions are identical (up to whitespace and comments); the meta program has no sites"
                 .to_string()
         } else {

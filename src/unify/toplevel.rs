@@ -7,6 +7,8 @@
 //! `limit__rev1` keeps the place of the `limit` it renames (then takes a slot
 //! of its own there); an item the alignment still put in two slots is joined
 //! where no revision's order stands between them, and refused only otherwise.
+//! Includes are paired by the header they name and unioned (`includes`);
+//! when every revision includes its headers first, they all go first.
 //! Directives are found with `grammars/directives.scm`.
 
 use std::cell::OnceCell;
@@ -18,15 +20,14 @@ use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 use super::align::{Elem, Keys, align, elems};
 use super::decl::{Name, declarator_name, declarators, declares_function, defined_names};
 use super::error::{Loc, UnifyError};
+use super::includes::{self, Header, Headers};
 use super::merge::{Ctx, Fill, Hole, Item, MergeError};
 use super::parse::{Rev, children, hash_of, named_children, token_key, tokens, words};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ItemKind {
-    /// `#include`; `system` for `<...>`.
-    Include {
-        system: bool,
-    },
+    /// `#include`.
+    Include,
     /// `#define`.
     Define,
     /// Any other directive or conditional block (`#if`, `#pragma`, `#undef`, ...).
@@ -89,8 +90,7 @@ fn item<'t>(rev: &'t Rev, elem: Elem<'t>) -> TopItem<'t> {
     let (kind, key) = match node.kind() {
         "preproc_include" => {
             let path = node.child_by_field_name("path");
-            let system = path.is_some_and(|p| p.kind() == "system_lib_string");
-            (ItemKind::Include { system }, format!("#include {}", path.map_or("", |p| rev.text_of(p))))
+            (ItemKind::Include, format!("#include {}", path.map_or("", |p| rev.text_of(p))))
         }
         "preproc_def" | "preproc_function_def" => (ItemKind::Define, format!("#define {}", joined(&names))),
         k if k.starts_with("preproc_") => (ItemKind::Preproc, first_line()),
@@ -242,37 +242,50 @@ fn joinable(states: &[SlotState], slots: &[usize]) -> Option<usize> {
 
 /// Aligns the file-scope items of every revision by key and merges each slot.
 /// `anchors`: each item's key before renaming, which the alignment pairs
-/// items by, so that a renamed item keeps the place of the one it renames.
+/// items by, so that a renamed item keeps the place of the one it renames;
+/// an include is paired by the header it names (`includes`).
 /// `mains`: the names `main` has per revision, if it had to be renamed.
 pub(crate) fn merge_file<'t>(
     ctx: &Ctx<'t>,
     items: &[Vec<TopItem<'t>>],
     anchors: &[Vec<String>],
+    headers: &Headers,
     trailer: Option<Range<usize>>,
     mains: &BTreeMap<usize, String>,
 ) -> Result<FileMerge<'t>, FileError> {
     let n = items.len();
-    let keys: Vec<Vec<Keys>> = items
+    let included = includes::classify(ctx.revs, items, headers)?;
+    let keys_of: Vec<Vec<String>> = items
+        .iter()
+        .zip(&included)
+        .map(|(its, hs)| {
+            its.iter().zip(hs).map(|(it, h)| h.as_ref().map_or_else(|| it.key.clone(), Header::key)).collect()
+        })
+        .collect();
+    let keys: Vec<Vec<Keys>> = keys_of
         .iter()
         .zip(anchors)
-        .map(|(its, anchors)| {
-            its.iter()
+        .zip(&included)
+        .map(|((ks, anchors), hs)| {
+            ks.iter()
                 .enumerate()
-                .map(|(i, it)| Keys {
-                    key: hash_of(&it.key),
-                    kind: hash_of(anchors.get(i).unwrap_or(&it.key)),
+                .map(|(i, k)| Keys {
+                    key: hash_of(k),
+                    kind: hash_of(if hs[i].is_some() { k } else { anchors.get(i).unwrap_or(k) }),
                 })
                 .collect()
         })
         .collect();
     let item = |(r, i): (usize, usize)| &items[r][i];
+    let key = |(r, i): (usize, usize)| keys_of[r][i].as_str();
+    let fixed = |(r, i): (usize, usize)| included[r][i].as_ref().and_then(Header::fixed);
     let mut states: Vec<SlotState> = Vec::new();
     for slot in align(&keys) {
         // Items paired by their old key whose new keys differ (a definition
         // and its renamed variant) take a slot each, in that place.
         let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
         for m in slot.iter().enumerate().filter_map(|(r, m)| m.map(|i| (r, i))) {
-            match groups.iter_mut().find(|g| item(g[0]).key == item(m).key) {
+            match groups.iter_mut().find(|g| key(g[0]) == key(m)) {
                 Some(g) => g.push(m),
                 None => groups.push(vec![m]),
             }
@@ -283,7 +296,7 @@ pub(crate) fn merge_file<'t>(
     let mut by_key: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (s, state) in states.iter().enumerate() {
         if let SlotState::Normal(ms) = state {
-            by_key.entry(item(ms[0]).key.as_str()).or_default().push(s);
+            by_key.entry(key(ms[0])).or_default().push(s);
         }
     }
     for (key, slots) in by_key.into_iter().filter(|(_, s)| s.len() > 1) {
@@ -291,7 +304,10 @@ pub(crate) fn merge_file<'t>(
         let kind = item(first[0]).kind;
         let (keep, others): (usize, Vec<usize>) = match kind {
             ItemKind::Function => (*slots.last().expect("two or more"), slots[..slots.len() - 1].to_vec()),
-            ItemKind::Include { .. } => (slots[0], slots[1..].to_vec()),
+            // A header that merges is included once, at its first place; any
+            // other include stays at each of its places.
+            ItemKind::Include if fixed(first[0]).is_none() => (slots[0], slots[1..].to_vec()),
+            ItemKind::Include => continue,
             _ if key.starts_with("proto ") => continue,
             // The alignment put one item in two slots (an insertion in one
             // revision next to a renamed item in another), but no revision's
@@ -327,6 +343,16 @@ pub(crate) fn merge_file<'t>(
             kept.sort();
         }
     }
+    if includes::lead(&included) {
+        // Every revision includes its headers before anything else: they all
+        // go first, which moves a header past code only, never past a
+        // directive, and puts a revision's own definitions after the headers
+        // they may clash with, where clang's error names the revision's line.
+        let (front, back): (Vec<_>, Vec<_>) = states
+            .into_iter()
+            .partition(|s| matches!(s, SlotState::Normal(ms) if item(ms[0]).kind == ItemKind::Include));
+        states = front.into_iter().chain(back).collect();
+    }
     let mut entries = Vec::new();
     let mut unmergeable = Vec::new();
     for state in states {
@@ -342,77 +368,59 @@ pub(crate) fn merge_file<'t>(
         let elems: Vec<Elem<'t>> = its.iter().map(|it| it.elem).collect();
         let (r0, first) = (ms[0].0, its[0]);
         let at = || ctx.revs[r0].loc(first.elem.node.start_byte());
-        let which = || ms.iter().map(|(r, _)| r.to_string()).collect::<Vec<_>>().join(", ");
-        if ms.len() < n {
-            match first.kind {
-                ItemKind::Include { system: false } => {
-                    return Err(UnifyError::Preprocessor {
-                        at: at(),
-                        message: format!(
-                            "`{}` is only in revision(s) {}; psychic merges differing system includes (<...>) only",
-                            first.key,
-                            which()
-                        ),
-                    }
-                    .into());
-                }
-                ItemKind::Preproc => {
-                    return Err(UnifyError::Preprocessor {
-                        at: at(),
-                        message: format!(
-                            "`{}` is only in revision(s) {}; psychic cannot merge this preprocessor difference",
-                            first.key,
-                            which()
-                        ),
-                    }
-                    .into());
-                }
-                _ => {}
+        if first.kind == ItemKind::Include {
+            if let Some(why) = fixed(ms[0]).filter(|_| ms.len() < n) {
+                let message = format!(
+                    "`{}` is included here only by revision(s) {}; {why}, so psychic cannot include it for the \
+                     others",
+                    key(ms[0]),
+                    placed(ctx, &elems)
+                );
+                return Err(UnifyError::Preprocessor { at: at(), message }.into());
             }
+            // The same header, however spelled: the first spelling serves all.
+            entries.push(TopEntry::Item(Item::Shared(elems)));
+            continue;
+        }
+        if ms.len() < n && first.kind == ItemKind::Preproc {
+            let message = format!(
+                "`{}` is only in revision(s) {}; psychic cannot merge this preprocessor difference",
+                first.key,
+                placed(ctx, &elems)
+            );
+            return Err(UnifyError::Preprocessor { at: at(), message }.into());
         }
         let full = |k: usize| its[k].full(&ctx.revs[ms[k].0]);
         let sig = |k: usize| its[k].sig(&ctx.revs[ms[k].0]);
-        if (1..its.len()).all(|k| full(k) == full(0)) {
+        let Some(differing) = (1..its.len()).find(|&k| full(k) != full(0)) else {
             entries.push(TopEntry::Item(Item::Shared(elems)));
-        } else if first.kind == ItemKind::Function && (1..its.len()).all(|k| sig(k) == sig(0)) {
-            let name = Name::ordinary(&first.function_name(&ctx.revs[r0]).unwrap_or_default());
-            let bodies: Vec<(usize, Node<'t>)> = its
-                .iter()
-                .zip(&ms)
-                .filter_map(|(it, (r, _))| it.elem.node.child_by_field_name("body").map(|b| (*r, b)))
-                .collect();
-            let mut labels = BTreeMap::new();
-            let body = match ctx.block(&bodies) {
-                Ok(body) if bodies.len() == its.len() => body,
-                Err(MergeError::Refused(e)) => return Err(e.into()),
-                _ => {
-                    unmergeable.push(name);
-                    continue;
-                }
-            };
-            count_labels(ctx, &body.items, &mut labels);
-            if labels.values().any(|&c| c > 1) {
+            continue;
+        };
+        if first.kind != ItemKind::Function || (1..its.len()).any(|k| sig(k) != sig(0)) {
+            return Err(differs(ctx, first, &elems, differing).into());
+        }
+        let name = Name::ordinary(&first.function_name(&ctx.revs[r0]).unwrap_or_default());
+        let bodies: Vec<(usize, Node<'t>)> = its
+            .iter()
+            .zip(&ms)
+            .filter_map(|(it, (r, _))| it.elem.node.child_by_field_name("body").map(|b| (*r, b)))
+            .collect();
+        let mut labels = BTreeMap::new();
+        let body = match ctx.block(&bodies) {
+            Ok(body) if bodies.len() == its.len() => body,
+            Err(MergeError::Refused(e)) => return Err(e.into()),
+            _ => {
                 unmergeable.push(name);
                 continue;
             }
-            let hole = Hole { range: bodies[0].1.byte_range(), fill: Fill::Body(body) };
-            entries.push(TopEntry::Item(Item::Split { elems, holes: vec![hole] }));
-        } else {
-            let message = if first.kind == ItemKind::Preproc {
-                format!(
-                    "`{}` differs between revisions; psychic cannot merge this preprocessor difference",
-                    first.key
-                )
-            } else {
-                format!("`{}` differs between revisions in a way psychic cannot merge", first.key)
-            };
-            let e = if first.kind == ItemKind::Preproc {
-                UnifyError::Preprocessor { at: at(), message }
-            } else {
-                UnifyError::Unsupported { at: at(), message }
-            };
-            return Err(e.into());
+        };
+        count_labels(ctx, &body.items, &mut labels);
+        if labels.values().any(|&c| c > 1) {
+            unmergeable.push(name);
+            continue;
         }
+        let hole = Hole { range: bodies[0].1.byte_range(), fill: Fill::Body(body) };
+        entries.push(TopEntry::Item(Item::Split { elems, holes: vec![hole] }));
     }
     if !unmergeable.is_empty() {
         return Err(FileError::Unmergeable(unmergeable));
@@ -445,6 +453,39 @@ pub(crate) fn merge_file<'t>(
             })
     });
     Ok(FileMerge { entries, decl_at, has_klee, trailer: trailer.map(|t| (0, t)) })
+}
+
+/// Each element's revision with its file and line: `1 (p1.c:4), 3 (p3.c:5)`.
+fn placed(ctx: &Ctx, elems: &[Elem]) -> String {
+    elems
+        .iter()
+        .map(|e| {
+            let at = ctx.revs[e.rev].loc(e.node.start_byte());
+            format!("{} ({}:{})", e.rev, at.file, at.line)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The refusal of one item that revisions write differently and that does not
+/// merge: at the first revision that differs, naming the one it differs from.
+fn differs(ctx: &Ctx, first: &TopItem, elems: &[Elem], k: usize) -> UnifyError {
+    let (a, b) = (&elems[0], &elems[k]);
+    let theirs = ctx.revs[a.rev].loc(a.node.start_byte());
+    let lead = format!(
+        "`{}` of revision {} differs from revision {}'s ({}:{})",
+        first.key, b.rev, a.rev, theirs.file, theirs.line
+    );
+    let at = ctx.revs[b.rev].loc(b.node.start_byte());
+    match first.kind {
+        ItemKind::Function | ItemKind::Other => {
+            UnifyError::Unsupported { at, message: format!("{lead} in a way psychic cannot merge") }
+        }
+        _ => UnifyError::Preprocessor {
+            at,
+            message: format!("{lead}; psychic cannot merge this preprocessor difference"),
+        },
+    }
 }
 
 fn is_main_variant(ctx: &Ctx, e: Elem, mains: &BTreeMap<usize, String>) -> bool {

@@ -120,7 +120,7 @@ fn unmergeable_preprocessor_differences() {
     assert_refused(
         &unify(dir.path(), &["orig.c", "p1.c"]),
         "p1.c:4:1: ",
-        "`#ifdef VERBOSE` is only in revision(s) 1",
+        "`#ifdef VERBOSE` is only in revision(s) 1 (p1.c:4)",
     );
     // A macro whose value differs and that another directive reads.
     let limit = |v: &str| {
@@ -135,10 +135,39 @@ fn unmergeable_preprocessor_differences() {
     let inner = GOOD.replace("    int x;\n", "    int x;\n#define SHOW 1\n");
     let dir = setup(&[("orig.c", GOOD), ("p1.c", &inner)]);
     assert_refused(&unify(dir.path(), &["orig.c", "p1.c"]), "p1.c:6:1: ", "cannot confine a #define");
-    // A local header only one revision includes.
+    // A local header without a guard only one revision includes.
     let local = GOOD.replace("#include <stdio.h>\n", "#include <stdio.h>\n#include \"config.h\"\n");
     let dir = setup(&[("orig.c", GOOD), ("p1.c", &local), ("config.h", "")]);
-    assert_refused(&unify(dir.path(), &["orig.c", "p1.c"]), "p1.c:2:1: ", "system includes");
+    assert_refused(
+        &unify(dir.path(), &["orig.c", "p1.c"]),
+        "p1.c:2:1: ",
+        "`#include \"config.h\"` is included here only by revision(s) 1 (p1.c:2); ./config.h has no include guard",
+    );
+    // One header name, two files: the meta program can include only one.
+    let guarded = |v: &str| format!("#ifndef CONFIG_H\n#define CONFIG_H\n#define LIMIT {v}\n#endif\n");
+    let dir = setup(&[("orig.c", &local), ("config.h", &guarded("1"))]);
+    std::fs::create_dir(dir.path().join("b")).unwrap();
+    std::fs::write(dir.path().join("b/p1.c"), &local).unwrap();
+    std::fs::write(dir.path().join("b/config.h"), guarded("2")).unwrap();
+    assert_refused(
+        &unify(dir.path(), &["orig.c", "b/p1.c"]),
+        "b/p1.c:2:1: ",
+        "revision 1 finds `config.h` as b/config.h, but the meta program, one file for all revisions, would find \
+         ./config.h",
+    );
+    // A conditional block that revisions fill differently.
+    let verbose = |v: &str| {
+        GOOD.replace(
+            "int main(void) {",
+            &format!("#ifdef VERBOSE\nstatic int verbose = {v};\n#endif\n\nint main(void) {{"),
+        )
+    };
+    let dir = setup(&[("orig.c", &verbose("1")), ("p1.c", &verbose("1")), ("p2.c", &verbose("2"))]);
+    assert_refused(
+        &unify(dir.path(), &["orig.c", "p1.c", "p2.c"]),
+        "p2.c:4:1: ",
+        "`#ifdef VERBOSE` of revision 2 differs from revision 0's (orig.c:4); psychic cannot merge",
+    );
 }
 
 #[test]

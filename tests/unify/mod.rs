@@ -1,10 +1,12 @@
 //! Tests of `psychic unify`: revision fidelity (seed examples, feature fixtures
-//! and generated patch sets), diffs, sharing, the meta program contract and bad
-//! input. Ground truth comes from compiling and running every revision.
+//! and generated patch sets), includes, diffs, sharing, the meta program
+//! contract and bad input. Ground truth comes from compiling and running every
+//! revision.
 
 mod contract;
 mod diffs;
 mod errors;
 mod fidelity;
+mod includes;
 mod project;
 mod sharing;
