@@ -142,6 +142,9 @@ struct BuildUnit {
     flags: Vec<String>,
     /// The project's own object, for an untouched unit.
     object: Option<PathBuf>,
+    /// The headers inside the tree it includes (absolute): a cached build
+    /// holds only while they are as they were.
+    headers: Vec<PathBuf>,
 }
 
 impl BuildUnit {
@@ -188,12 +191,14 @@ pub(super) fn bitcode(
                 dir: u.dir.clone(),
                 flags: flags_at(c, j).flags,
                 object: None,
+                headers: Vec::new(),
             },
             None => BuildUnit {
                 source: c.tree.join(&u.source),
                 dir: u.dir.clone(),
                 flags: u.flags.clone(),
                 object: Some(u.object.clone()),
+                headers: u.headers.iter().map(|h| c.tree.join(h)).collect(),
             },
         };
         let bc = if unit.object.is_none() {
@@ -257,7 +262,7 @@ fn unit_cache(c: &Capture, out: &Path) -> PathBuf {
 
 /// `unit` built by `build` into the cache, keyed by everything the build
 /// reads that may change: psychic, clang, the flags, the directory and the
-/// source's bytes. Built aside and renamed into place, so that a reader
+/// bytes of the source and its headers. Built aside and renamed into place, so that a reader
 /// never sees half a file.
 fn cached(
     tc: &Toolchain,
@@ -266,10 +271,12 @@ fn cached(
     ext: &str,
     build: impl FnOnce(&Path) -> Result<(), CompileError>,
 ) -> Result<PathBuf> {
-    let bytes =
-        std::fs::read(&unit.source).with_context(|| format!("{}: cannot read", unit.source.display()))?;
     let mut h = std::hash::DefaultHasher::new();
-    (env!("CARGO_PKG_VERSION"), tc.clang(), &unit.source, &unit.flags, &unit.dir, ext, bytes).hash(&mut h);
+    (env!("CARGO_PKG_VERSION"), tc.clang(), &unit.source, &unit.flags, &unit.dir, ext).hash(&mut h);
+    for f in std::iter::once(&unit.source).chain(&unit.headers) {
+        let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
+        (f, bytes).hash(&mut h);
+    }
     let stem = unit.source.file_stem().unwrap_or_default().to_string_lossy();
     let path = cache.join(format!("{stem}-{:016x}.{ext}", h.finish()));
     if path.is_file() {
