@@ -4,10 +4,9 @@
 //! capture is fresh does not depend on the order tests run in. The fixture
 //! builds with the system's `cc` at test time.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
+use crate::common::listing;
 use psychic::project::{Capture, ProjectError, Revisions, capture_in, revisions};
 
 fn fixture() -> PathBuf {
@@ -16,23 +15,6 @@ fn fixture() -> PathBuf {
 
 fn patch(name: &str) -> PathBuf {
     fixture().join("patches").join(name)
-}
-
-/// Every file below `dir` with its size and modification time.
-fn listing(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-            }
-            out.insert(p, (m.len(), m.modified().unwrap()));
-        }
-    }
-    out
 }
 
 /// A copy of the fixture, with `edit` applied to each of its files' texts.

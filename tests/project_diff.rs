@@ -17,6 +17,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
 use common::corpus::Input;
+use common::listing;
 use psychic::ktest::KTest;
 use psychic::replay;
 use psychic::report::Report;
@@ -189,23 +190,6 @@ fn replay_mismatches(report: &Report, inputs: &[Input], bins: &[PathBuf]) -> Vec
         }
     }
     bad
-}
-
-/// Every file below `dir` with its size and modification time.
-fn listing(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-            }
-            out.insert(p, (m.len(), m.modified().unwrap()));
-        }
-    }
-    out
 }
 
 #[test]

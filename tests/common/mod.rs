@@ -48,6 +48,24 @@ pub fn once_per_process<T: Send + Sync + 'static>(key: &str, make: impl FnOnce()
     Arc::clone(value).downcast::<T>().unwrap_or_else(|_| panic!("{key}: made before as another type"))
 }
 
+/// Every file below `dir` with its size and modification time: a directory
+/// psychic must not write into is compared before and after.
+pub fn listing(dir: &Path) -> std::collections::BTreeMap<PathBuf, (u64, std::time::SystemTime)> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p.clone());
+            }
+            out.insert(p, (m.len(), m.modified().unwrap()));
+        }
+    }
+    out
+}
+
 /// `f` over `items` on every core, results in order.
 pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len().max(1));
