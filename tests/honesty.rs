@@ -11,7 +11,7 @@
 //! partial, and why; it may never split revisions that behave alike, and
 //! every test it reports replays.
 
-use crate::common;
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -97,8 +97,13 @@ fn case_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/honesty").join(name)
 }
 
-/// Runs one case; panics with what psychic got wrong.
+/// Runs one case; panics with what psychic got wrong. `float-scanf` runs
+/// alone: it is exact only if a merge query of about 1.5 s finishes within
+/// the first merge timeout (2 s), which a case running beside it can break.
 fn check(name: &str) {
+    static ROOM: std::sync::RwLock<()> = std::sync::RwLock::new(());
+    let _alone = (name == "float-scanf").then(|| ROOM.write().unwrap_or_else(|e| e.into_inner()));
+    let _shared = (name != "float-scanf").then(|| ROOM.read().unwrap_or_else(|e| e.into_inner()));
     let dir = case_dir(name);
     let case = Case::read(&dir);
     let work = tempfile::tempdir().unwrap();

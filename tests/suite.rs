@@ -17,7 +17,6 @@ mod exec_csmith;
 mod exec_symbolic;
 mod float_exact;
 mod fuzz;
-mod honesty;
 mod introclass;
 mod ir_load;
 mod layering;
