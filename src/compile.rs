@@ -268,10 +268,7 @@ impl Toolchain {
     }
 
     fn cached_model(&self, cache: &Path) -> Option<Vec<PathBuf>> {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::hash::DefaultHasher::new();
-        (runtime::LIBC_MODEL, env!("CARGO_PKG_VERSION"), &self.clang).hash(&mut h);
-        let entry = cache.join(format!("libc-{:016x}", h.finish()));
+        let entry = cache.join(format!("libc-{:016x}", cache_key(&(runtime::LIBC_MODEL, &self.clang))));
         let read = |entry: &Path| -> Option<Vec<PathBuf>> {
             let names = std::fs::read_to_string(entry.join(MANIFEST)).ok()?;
             Some(names.lines().map(|n| entry.join(n)).collect())
@@ -328,6 +325,16 @@ pub fn cache_dir() -> Option<PathBuf> {
     var("PSYCHIC_CACHE_DIR")
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("psychic")))
         .or_else(|| var("HOME").map(|d| d.join(".cache/psychic")))
+}
+
+/// The key of `value` in psychic's cache, with psychic's version in it:
+/// SipHash with fixed keys, so that the same value gets the same key in
+/// every run of one psychic build.
+pub fn cache_key(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (env!("CARGO_PKG_VERSION"), value).hash(&mut h);
+    h.finish()
 }
 
 fn run(mut cmd: Command, src: &Path) -> Result<(), CompileError> {

@@ -7,7 +7,6 @@
 //! from building into the same entry at once.
 
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use super::ProjectError;
@@ -26,19 +25,11 @@ pub(crate) fn default_root() -> PathBuf {
 /// The entry for building `dir` (canonical) with `build`, under `root`.
 pub(crate) fn entry(root: &Path, dir: &Path, build: &str) -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let key = hash(&(FORMAT, env!("CARGO_PKG_VERSION"), dir, build, path));
+    let key = crate::compile::cache_key(&(FORMAT, dir, build, path));
     let name = dir.file_name().map_or_else(|| "root".into(), |n| n.to_string_lossy().into_owned());
     let name: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     root.join("project").join(format!("{name}-{key:016x}"))
-}
-
-pub(crate) fn hash(value: &impl Hash) -> u64 {
-    // SipHash with fixed keys: the same value hashes the same in every run
-    // of one psychic build, which is what a cache key needs.
-    let mut h = std::hash::DefaultHasher::new();
-    value.hash(&mut h);
-    h.finish()
 }
 
 /// One file's stamp: its kind, size, modification time and, for a symbolic

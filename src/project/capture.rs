@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::argv::{self, Job};
 use super::cache::{self, Lock};
 use super::{Capture, Link, ProjectError, Unit};
+use crate::compile::cache_key;
 
 /// The file of a cache entry that says its build finished, and from which
 /// listing of DIR: written last, so that an entry without it is redone.
@@ -52,7 +53,7 @@ pub fn capture_in(cache: &Path, dir: &Path, program: &Path, build: &str) -> Resu
     };
     let program = relative_program(&dir, program)?;
     let before = cache::listing(&dir)?;
-    let fingerprint = cache::hash(&before);
+    let fingerprint = cache_key(&before);
     let entry = cache::entry(cache, &dir, build);
     let _lock = Lock::take(&entry)?;
     let cached =
@@ -62,7 +63,7 @@ pub fn capture_in(cache: &Path, dir: &Path, program: &Path, build: &str) -> Resu
         Some(b) => b,
         None => build_fresh(&dir, &entry, build, fingerprint, &before)?,
     };
-    let saved = entry.join(format!("program-{:016x}.json", cache::hash(&program)));
+    let saved = entry.join(format!("program-{:016x}.json", cache_key(&program)));
     if let Some(c) = read_json::<Capture>(&saved).filter(|_| !fresh) {
         return Ok(Capture { fresh, build_time: built.build_time, ..c });
     }
@@ -393,7 +394,7 @@ fn loaded_objects(
 ) -> Result<Vec<PathBuf>, ProjectError> {
     let scratch = entry.join("trace");
     std::fs::create_dir_all(&scratch).map_err(|e| ProjectError::io(&scratch, "relinking with --trace", e))?;
-    let out = scratch.join(format!("{:016x}", cache::hash(&program)));
+    let out = scratch.join(format!("{:016x}", cache_key(&program)));
     let mut cmd = Command::new(&link.tool);
     cmd.args(argv::traced_link(&link.args, &out)).current_dir(&link.cwd).env("LC_ALL", "C");
     let output = run_tool(cmd, program, "relinking it with -Wl,--trace to learn its objects")?;

@@ -16,7 +16,6 @@
 //!   project's link flags. The fuzz build renames `main`, wherever it is, so
 //!   every unit's fuzz object is psychic's (cached as the bitcode is).
 
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -24,7 +23,7 @@ use anyhow::{Context, Result, bail};
 
 use super::prepare::Sources;
 use super::{Plan, ProjectPlan, Watch};
-use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags};
+use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags, cache_key};
 use crate::project::{self, Capture, Touched};
 use crate::report;
 use crate::unify::{self, RevisionInfo, RevisionSource, TouchedFile};
@@ -271,14 +270,14 @@ fn cached(
     ext: &str,
     build: impl FnOnce(&Path) -> Result<(), CompileError>,
 ) -> Result<PathBuf> {
-    let mut h = std::hash::DefaultHasher::new();
-    (env!("CARGO_PKG_VERSION"), tc.clang(), &unit.source, &unit.flags, &unit.dir, ext).hash(&mut h);
+    let mut files = Vec::new();
     for f in std::iter::once(&unit.source).chain(&unit.headers) {
         let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
-        (f, bytes).hash(&mut h);
+        files.push((f, cache_key(&bytes)));
     }
+    let key = cache_key(&(tc.clang(), &unit.flags, &unit.dir, ext, files));
     let stem = unit.source.file_stem().unwrap_or_default().to_string_lossy();
-    let path = cache.join(format!("{stem}-{:016x}.{ext}", h.finish()));
+    let path = cache.join(format!("{stem}-{key:016x}.{ext}"));
     if path.is_file() {
         return Ok(path);
     }
