@@ -59,7 +59,7 @@ pub struct UnitFlags<'a> {
     /// The directory the compile ran in.
     pub dir: &'a Path,
     /// Its flags (no `-c`, `-o`, source), then any psychic adds.
-    pub flags: Vec<String>,
+    pub flags: &'a [String],
 }
 
 /// What a native object is built for: a replay build, or the fuzz build.
@@ -68,6 +68,44 @@ pub enum NativeKind {
     Replay(NativeOptions),
     Fuzz,
 }
+
+impl NativeKind {
+    /// What a compile for this kind adds to the program's flags.
+    fn compile_args(&self) -> Vec<&'static str> {
+        match self {
+            NativeKind::Replay(opts) => {
+                let mut args = vec!["-g", "-O0"];
+                if opts.sanitize {
+                    args.extend(["-fsanitize=address", "-fno-omit-frame-pointer"]);
+                }
+                if opts.pattern_init {
+                    args.push("-ftrivial-auto-var-init=pattern");
+                }
+                args
+            }
+            NativeKind::Fuzz => {
+                vec!["-O0", "-fsanitize-coverage=trace-pc-guard", "-Dmain=__psychic_user_main"]
+            }
+        }
+    }
+
+    /// What a link for this kind adds.
+    fn link_args(&self) -> &'static [&'static str] {
+        match self {
+            NativeKind::Replay(opts) if opts.sanitize => &["-fsanitize=address"],
+            NativeKind::Replay(_) => &[],
+            // Enumeration runs many inputs in one process: exit() returns to
+            // it. Our own trace-pc-guard callbacks are the whole runtime it
+            // needs; the sanitizers' common one would add megabytes that
+            // enumeration copies back before every run.
+            NativeKind::Fuzz => &["-Wl,--wrap=exit", "-fno-sanitize-link-runtime"],
+        }
+    }
+}
+
+/// What bitcode for the engine is built with: debug info for source lines,
+/// no optimisation, and no `optnone`, so that later passes may still run.
+const BITCODE: &[&str] = &["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone"];
 
 /// A located clang 19 and an installed runtime.
 pub struct Toolchain {
@@ -98,63 +136,46 @@ impl Toolchain {
         self.runtime.include_dir()
     }
 
-    /// `src` to LLVM bitcode for the engine: debug info for source lines, no
-    /// optimisation, and no `optnone`, so that later passes may still run.
+    /// `src` to LLVM bitcode for the engine (`BITCODE`).
     pub fn bitcode(&self, src: &Path, out: &Path) -> Result<(), CompileError> {
         let mut cmd = self.command(src);
-        cmd.args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone"]);
-        cmd.arg("-o").arg(out).arg(src);
+        cmd.args(BITCODE).arg("-o").arg(out).arg(src);
         run(cmd, src)
     }
 
     /// `src` to a native executable linked with the replay runtime.
     pub fn native(&self, src: &Path, out: &Path, opts: &NativeOptions) -> Result<(), CompileError> {
-        let mut cmd = self.command(src);
-        cmd.args(["-g", "-O0"]);
-        if opts.sanitize {
-            cmd.args(["-fsanitize=address", "-fno-omit-frame-pointer"]);
-        }
-        if opts.pattern_init {
-            cmd.arg("-ftrivial-auto-var-init=pattern");
-        }
-        // libm after the sources: a program that calls round() or pow() at
-        // -O0 needs it (ASan's runtime happens to pull it in).
-        cmd.arg("-o").arg(out).arg(src).arg(self.runtime.native_lib()).arg("-lm");
-        run(cmd, src)
+        self.native_build(src, out, &NativeKind::Replay(opts.clone()))
     }
 
     /// `src` to the fuzz server of `src/fuzz`: the program's `main` renamed
     /// and its edges counted (`-fsanitize-coverage=trace-pc-guard`), linked
     /// with the fuzz server, which runs it once per revision and input.
     pub fn fuzz_server(&self, src: &Path, out: &Path) -> Result<(), CompileError> {
+        self.native_build(src, out, &NativeKind::Fuzz)
+    }
+
+    /// `src` compiled and linked in one step into a native build of `kind`,
+    /// with what a unit's object and a project's link get (`-fsanitize=address`
+    /// then comes twice, which clang takes as once).
+    pub fn native_build(&self, src: &Path, out: &Path, kind: &NativeKind) -> Result<(), CompileError> {
         let mut cmd = self.command(src);
-        cmd.args(["-O0", "-fsanitize-coverage=trace-pc-guard", "-Dmain=__psychic_user_main"]);
-        // Enumeration runs many inputs in one process: exit() returns to it.
-        cmd.arg("-Wl,--wrap=exit");
-        // Our own trace-pc-guard callbacks are the whole runtime it needs;
-        // the sanitizers' common one would add megabytes that enumeration
-        // copies back before every run.
-        cmd.arg("-fno-sanitize-link-runtime");
-        cmd.arg("-o")
-            .arg(out)
-            .arg(src)
-            .arg(self.runtime.fuzz_lib())
-            .arg(self.runtime.native_lib())
-            .arg("-lm");
+        cmd.args(kind.compile_args()).args(kind.link_args());
+        // libm after the sources: a program that calls round() or pow() at
+        // -O0 needs it (ASan's runtime happens to pull it in).
+        cmd.arg("-o").arg(out).arg(src).args(self.runtime_libs(kind)).arg("-lm");
         run(cmd, src)
     }
 
     /// A project's unit to bitcode, with its build's flags in its build's
-    /// directory; then the engine's (debug info, no optimisation), which win.
+    /// directory; then the engine's (`BITCODE`), which win.
     pub fn unit_bitcode(&self, src: &Path, out: &Path, unit: &UnitFlags) -> Result<(), CompileError> {
         let mut cmd = self.unit_command(unit);
-        cmd.args(["-c", "-emit-llvm", "-g", "-O0", "-Xclang", "-disable-O0-optnone"]);
-        cmd.arg("-o").arg(out).arg(src);
+        cmd.args(BITCODE).arg("-o").arg(out).arg(src);
         run(cmd, src)
     }
 
-    /// A project's unit to an object of a native build (see [`Toolchain::native`]
-    /// and [`Toolchain::fuzz_server`] for what each kind adds).
+    /// A project's unit to an object of a native build of `kind`.
     pub fn unit_object(
         &self,
         src: &Path,
@@ -163,21 +184,7 @@ impl Toolchain {
         kind: &NativeKind,
     ) -> Result<(), CompileError> {
         let mut cmd = self.unit_command(unit);
-        match kind {
-            NativeKind::Replay(opts) => {
-                cmd.args(["-g", "-O0"]);
-                if opts.sanitize {
-                    cmd.args(["-fsanitize=address", "-fno-omit-frame-pointer"]);
-                }
-                if opts.pattern_init {
-                    cmd.arg("-ftrivial-auto-var-init=pattern");
-                }
-            }
-            NativeKind::Fuzz => {
-                cmd.args(["-O0", "-fsanitize-coverage=trace-pc-guard", "-Dmain=__psychic_user_main"]);
-            }
-        }
-        cmd.arg("-c").arg("-o").arg(out).arg(src);
+        cmd.args(kind.compile_args()).arg("-c").arg("-o").arg(out).arg(src);
         run(cmd, src)
     }
 
@@ -191,30 +198,15 @@ impl Toolchain {
         link_flags: &[String],
         kind: &NativeKind,
     ) -> Result<(), CompileError> {
-        let mut cmd = Command::new(&self.clang);
-        cmd.current_dir(dir).arg("-fno-color-diagnostics");
-        match kind {
-            NativeKind::Replay(opts) if opts.sanitize => {
-                cmd.arg("-fsanitize=address");
-            }
-            NativeKind::Replay(_) => {}
-            // As in `fuzz_server`: exit() returns to enumeration, and the
-            // sanitizers' common runtime stays out.
-            NativeKind::Fuzz => {
-                cmd.args(["-Wl,--wrap=exit", "-fno-sanitize-link-runtime"]);
-            }
-        }
-        cmd.arg("-o").arg(out).args(objects);
-        if let NativeKind::Fuzz = kind {
-            cmd.arg(self.runtime.fuzz_lib());
-        }
-        cmd.arg(self.runtime.native_lib()).args(link_flags).arg("-lm");
         let Some(first) = objects.first() else {
             return Err(CompileError::Io {
                 file: out.to_path_buf(),
                 err: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no objects to link"),
             });
         };
+        let mut cmd = Command::new(&self.clang);
+        cmd.current_dir(dir).arg("-fno-color-diagnostics").args(kind.link_args());
+        cmd.arg("-o").arg(out).args(objects).args(self.runtime_libs(kind)).args(link_flags).arg("-lm");
         run(cmd, first).map_err(|e| match e {
             CompileError::Failed { diagnostics, .. } => {
                 CompileError::Failed { file: out.to_path_buf(), diagnostics }
@@ -246,8 +238,8 @@ impl Toolchain {
             let bc = dir.join(format!("libc-{}.bc", src.file_stem().unwrap_or_default().to_string_lossy()));
             let mut cmd = Command::new(&self.clang);
             cmd.arg("-I").arg(self.runtime.include_dir());
-            cmd.args(["-fno-color-diagnostics", "-fno-builtin", "-c", "-emit-llvm", "-g", "-O0"]);
-            cmd.args(["-Xclang", "-disable-O0-optnone", "-o"]).arg(&bc).arg(&src);
+            cmd.args(["-fno-color-diagnostics", "-fno-builtin"]).args(BITCODE);
+            cmd.arg("-o").arg(&bc).arg(&src);
             run(cmd, &src)?;
             out.push(bc);
         }
@@ -288,6 +280,14 @@ impl Toolchain {
         read(&entry)
     }
 
+    /// psychic's runtime that a native build of `kind` links with.
+    fn runtime_libs(&self, kind: &NativeKind) -> Vec<PathBuf> {
+        match kind {
+            NativeKind::Replay(_) => vec![self.runtime.native_lib()],
+            NativeKind::Fuzz => vec![self.runtime.fuzz_lib(), self.runtime.native_lib()],
+        }
+    }
+
     /// clang with psychic's include path and the user's flags.
     fn command(&self, src: &Path) -> Command {
         let mut cmd = Command::new(&self.clang);
@@ -308,7 +308,7 @@ impl Toolchain {
         let mut cmd = Command::new(&self.clang);
         cmd.current_dir(unit.dir);
         cmd.arg("-I").arg(self.runtime.include_dir());
-        cmd.args(&unit.flags);
+        cmd.args(unit.flags);
         cmd.args(&self.extra_flags);
         cmd.args(["-fno-color-diagnostics", "-Wno-error", "-Wno-unknown-warning-option"]);
         cmd

@@ -145,9 +145,9 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
     };
     let sanitize = plan.asan;
     let (replay_build, perturbed_build, fuzz_build) = std::thread::scope(|scope| {
-        let b = &b;
+        let (b, fuzz_server) = (&b, &fuzz_server);
         let fuzz_build = scope.spawn(move || {
-            no_fuzzing.is_none().then(|| b.native_build(&s.tc, &fuzz_server, &NativeKind::Fuzz))
+            no_fuzzing.is_none().then(|| b.native_build(&s.tc, fuzz_server, &NativeKind::Fuzz))
         });
         let replay = b.native_build(
             &s.tc,
@@ -170,7 +170,7 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
             watch.warn(&format!("no fuzzing: the fuzz build failed: {e:#}"));
             Err("the fuzz build failed".to_string())
         }
-        (None, _) => Ok(out.join("meta.fuzz")),
+        (None, _) => Ok(fuzz_server),
     };
     Ok(b)
 }
@@ -189,12 +189,7 @@ impl Builds {
         if let Some(p) = &self.project {
             return p.link(tc, target, kind);
         }
-        let meta_c = &self.meta_files[0];
-        match kind {
-            NativeKind::Replay(opts) => tc.native(meta_c, target, opts)?,
-            NativeKind::Fuzz => tc.fuzz_server(meta_c, target)?,
-        }
-        Ok(())
+        Ok(tc.native_build(&self.meta_files[0], target, kind)?)
     }
 }
 

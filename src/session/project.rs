@@ -99,12 +99,12 @@ pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result
 /// The flags a unit's meta file (or a revision of its source) compiles
 /// with: the unit's, and the original source's directory for quoted
 /// includes, which the file no longer sits in.
-fn flags_at(c: &Capture, unit: usize) -> UnitFlags<'_> {
+fn flags_at(c: &Capture, unit: usize) -> Vec<String> {
     let u = &c.units[unit];
     let home = c.tree.join(&u.source).parent().map(Path::to_path_buf).unwrap_or_else(|| c.tree.clone());
     let mut flags = u.flags.clone();
     flags.extend(["-iquote".to_string(), home.display().to_string()]);
-    UnitFlags { dir: &u.dir, flags }
+    flags
 }
 
 /// Every revision of every touched file must compile with its unit's flags;
@@ -113,6 +113,7 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     for (i, t) in ps.touched.iter().enumerate() {
         let flags = flags_at(&ps.capture, t.unit);
+        let unit = UnitFlags { dir: &ps.capture.units[t.unit].dir, flags: &flags };
         for s in &t.sources {
             // A diff's text exists only in memory; clang's messages name the
             // revision's own file wherever it has one.
@@ -125,7 +126,7 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
                     .with_context(|| format!("{}: cannot write", file.display()))?;
                 file
             };
-            tc.unit_syntax_check(&file, &flags).with_context(|| {
+            tc.unit_syntax_check(&file, &unit).with_context(|| {
                 format!("revision {} ({}): {}", s.index, roots[s.index].display(), ps.source(i).display())
             })?;
         }
@@ -148,7 +149,7 @@ struct BuildUnit {
 
 impl BuildUnit {
     fn flags(&self) -> UnitFlags<'_> {
-        UnitFlags { dir: &self.dir, flags: self.flags.clone() }
+        UnitFlags { dir: &self.dir, flags: &self.flags }
     }
 }
 
@@ -188,7 +189,7 @@ pub(super) fn bitcode(
             Some(i) => BuildUnit {
                 source: meta_files[i].clone(),
                 dir: u.dir.clone(),
-                flags: flags_at(c, j).flags,
+                flags: flags_at(c, j),
                 object: None,
                 headers: Vec::new(),
             },
