@@ -24,7 +24,7 @@ use anyhow::{Context, Result, bail};
 use super::prepare::Sources;
 use super::{Plan, ProjectPlan, Watch};
 use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags, cache_key};
-use crate::project::{self, Capture, Touched};
+use crate::project::{self, Capture, Touched, Unit};
 use crate::report;
 use crate::unify::{self, RevisionInfo, RevisionSource, TouchedFile};
 
@@ -53,17 +53,16 @@ pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result
     let capture = project::capture(dir, &p.program, &p.build)?;
     let revs = project::revisions(&capture, &plan.diffs, &plan.revisions)?;
     revs.notes.iter().for_each(|n| watch.warn(n));
-    let touched = revs.touched;
-    // `project::revisions` numbers diffs first; `cli` takes diffs or trees, not both.
-    let roots: Vec<&PathBuf> = std::iter::once(dir).chain(&plan.diffs).chain(&plan.revisions).collect();
-    if touched.is_empty() {
+    if revs.touched.is_empty() {
         bail!("{}: no revision changes a C file that {} is built from", dir.display(), p.program.display());
     }
+    let ps = ProjectSources { capture, touched: revs.touched };
+    // `project::revisions` numbers diffs first; `cli` takes diffs or trees, not both.
+    let roots: Vec<&PathBuf> = std::iter::once(dir).chain(&plan.diffs).chain(&plan.revisions).collect();
     let stage = Instant::now();
     let n = roots.len();
-    watch.stage("compile", format!("clang: checking {n} revisions of {} files", touched.len()));
+    watch.stage("compile", format!("clang: checking {n} revisions of {} files", ps.touched.len()));
     let tc = Toolchain::discover()?.with_flags(plan.clang_flags.iter().map(String::as_str));
-    let ps = ProjectSources { capture, touched };
     check_revisions_compile(&tc, &ps, &roots)?;
     let checked = stage.elapsed().as_secs_f64();
     let stage = Instant::now();
@@ -140,17 +139,57 @@ struct BuildUnit {
     source: PathBuf,
     dir: PathBuf,
     flags: Vec<String>,
-    /// The project's own object, for an untouched unit.
-    object: Option<PathBuf>,
-    /// The headers inside the tree it includes (absolute): a cached build
-    /// holds only while they are as they were.
-    headers: Vec<PathBuf>,
+    /// For an untouched unit: the project's own object, and where psychic's
+    /// builds of it are kept.
+    own: Option<Own>,
+}
+
+struct Own {
+    object: PathBuf,
+    /// The key of its builds in the cache (`unit_key`).
+    key: u64,
 }
 
 impl BuildUnit {
     fn flags(&self) -> UnitFlags<'_> {
         UnitFlags { dir: &self.dir, flags: &self.flags }
     }
+
+    /// The untouched unit's build `ext` from `cache`, made by `build` the
+    /// first time; built aside and renamed into place, so that a reader
+    /// never sees half a file.
+    fn cached(
+        &self,
+        key: u64,
+        cache: &Path,
+        ext: &str,
+        build: impl FnOnce(&Path) -> Result<(), CompileError>,
+    ) -> Result<PathBuf> {
+        let stem = self.source.file_stem().unwrap_or_default().to_string_lossy();
+        let path = cache.join(format!("{stem}-{key:016x}.{ext}"));
+        if path.is_file() {
+            return Ok(path);
+        }
+        std::fs::create_dir_all(cache).with_context(|| format!("{}: cannot create", cache.display()))?;
+        let tmp = cache.join(format!(".{stem}-{}.{ext}", std::process::id()));
+        build(&tmp)?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("{}: cannot write", path.display()))?;
+        Ok(path)
+    }
+}
+
+/// The key of an untouched unit's builds: everything they read that may
+/// change: psychic, clang, the source's path, the flags, the directory and
+/// the bytes of the source and of the headers inside the tree it includes.
+/// Read once per run, for all of the unit's builds.
+fn unit_key(tc: &Toolchain, c: &Capture, u: &Unit) -> Result<u64> {
+    let mut files = Vec::new();
+    for f in std::iter::once(&u.source).chain(&u.headers) {
+        let path = c.tree.join(f);
+        let bytes = std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+        files.push((path, cache_key(&bytes)));
+    }
+    Ok(cache_key(&(tc.clang(), &u.flags, &u.dir, files)))
 }
 
 /// How the project's native builds are made.
@@ -185,34 +224,32 @@ pub(super) fn bitcode(
     let mut units = Vec::new();
     let mut bitcode = Vec::new();
     for (j, u) in c.units.iter().enumerate() {
-        let unit = match ps.touched.iter().position(|t| t.unit == j) {
-            Some(i) => BuildUnit {
-                source: meta_files[i].clone(),
-                dir: u.dir.clone(),
-                flags: flags_at(c, j),
-                object: None,
-                headers: Vec::new(),
-            },
-            None => BuildUnit {
-                source: c.tree.join(&u.source),
-                dir: u.dir.clone(),
-                flags: u.flags.clone(),
-                object: Some(u.object.clone()),
-                headers: u.headers.iter().map(|h| c.tree.join(h)).collect(),
-            },
+        let (source, flags, own) = match ps.touched.iter().position(|t| t.unit == j) {
+            Some(i) => (meta_files[i].clone(), flags_at(c, j), None),
+            None => {
+                let own = Own { object: u.object.clone(), key: unit_key(&s.tc, c, u)? };
+                (c.tree.join(&u.source), u.flags.clone(), Some(own))
+            }
         };
-        let bc = if unit.object.is_none() {
-            let bc = unit.source.with_extension("bc");
-            s.tc.unit_bitcode(&unit.source, &bc, &unit.flags()).with_context(|| {
-                format!(
-                    "the meta program's {} does not compile, but every revision does: this is a bug in psychic's unify stage",
-                    u.source.display()
-                )
-            })?;
-            bc
-        } else {
-            watch.stage("compile", format!("clang: {} to bitcode (kept for later runs)", u.source.display()));
-            cached(&s.tc, &cache, &unit, "bc", |dst| s.tc.unit_bitcode(&unit.source, dst, &unit.flags()))?
+        let unit = BuildUnit { source, dir: u.dir.clone(), flags, own };
+        let bc = match &unit.own {
+            None => {
+                let bc = unit.source.with_extension("bc");
+                s.tc.unit_bitcode(&unit.source, &bc, &unit.flags()).with_context(|| {
+                    format!(
+                        "the meta program's {} does not compile, but every revision does: this is a bug in psychic's unify stage",
+                        u.source.display()
+                    )
+                })?;
+                bc
+            }
+            Some(own) => unit.cached(own.key, &cache, "bc", |dst| {
+                watch.stage(
+                    "compile",
+                    format!("clang: {} to bitcode (kept for later runs)", u.source.display()),
+                );
+                s.tc.unit_bitcode(&unit.source, dst, &unit.flags())
+            })?,
         };
         bitcode.push(bc);
         units.push(unit);
@@ -231,14 +268,14 @@ impl ProjectBuild {
         let suffix = target.file_name().unwrap_or_default().to_string_lossy().replace('.', "-");
         let mut objects = Vec::new();
         for u in &self.units {
-            let object = match (&u.object, kind) {
+            let object = match (&u.own, kind) {
                 (None, _) => {
                     let o = u.source.with_extension(format!("{suffix}.o"));
                     tc.unit_object(&u.source, &o, &u.flags(), kind)?;
                     o
                 }
-                (Some(own), NativeKind::Replay(_)) => own.clone(),
-                (Some(_), NativeKind::Fuzz) => cached(tc, &self.cache, u, "fuzz.o", |dst| {
+                (Some(own), NativeKind::Replay(_)) => own.object.clone(),
+                (Some(own), NativeKind::Fuzz) => u.cached(own.key, &self.cache, "fuzz.o", |dst| {
                     tc.unit_object(&u.source, dst, &u.flags(), kind)
                 })?,
             };
@@ -258,35 +295,6 @@ fn unit_cache(c: &Capture, out: &Path) -> PathBuf {
         return beside;
     }
     out.join("units")
-}
-
-/// `unit` built by `build` into the cache, keyed by everything the build
-/// reads that may change: psychic, clang, the flags, the directory and the
-/// bytes of the source and its headers. Built aside and renamed into place, so that a reader
-/// never sees half a file.
-fn cached(
-    tc: &Toolchain,
-    cache: &Path,
-    unit: &BuildUnit,
-    ext: &str,
-    build: impl FnOnce(&Path) -> Result<(), CompileError>,
-) -> Result<PathBuf> {
-    let mut files = Vec::new();
-    for f in std::iter::once(&unit.source).chain(&unit.headers) {
-        let bytes = std::fs::read(f).with_context(|| format!("{}: cannot read", f.display()))?;
-        files.push((f, cache_key(&bytes)));
-    }
-    let key = cache_key(&(tc.clang(), &unit.flags, &unit.dir, ext, files));
-    let stem = unit.source.file_stem().unwrap_or_default().to_string_lossy();
-    let path = cache.join(format!("{stem}-{key:016x}.{ext}"));
-    if path.is_file() {
-        return Ok(path);
-    }
-    std::fs::create_dir_all(cache).with_context(|| format!("{}: cannot create", cache.display()))?;
-    let tmp = cache.join(format!(".{stem}-{}.{ext}", std::process::id()));
-    build(&tmp)?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("{}: cannot write", path.display()))?;
-    Ok(path)
 }
 
 /// A revision whose tree lacks its touched files as they are (a diff's)
