@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::explore::Explored;
-use super::prepare::{Builds, Sources};
+use super::prepare::{Builds, Sources, write_text};
 use super::{Plan, Watch};
 use crate::cluster::{self, SearchBudget};
 use crate::compile::{NativeKind, NativeOptions};
@@ -362,10 +362,7 @@ fn write_patched(report: &mut Report, sources: &[unify::RevisionSource], out: &P
         }
         let name = sources[0].path.file_name().unwrap_or("revision.c".as_ref());
         let rel = Path::new("revisions").join(s.index.to_string()).join(name);
-        let path = out.join(&rel);
-        std::fs::create_dir_all(path.parent().expect("has a parent"))
-            .and_then(|()| std::fs::write(&path, unify::encode(&s.text)))
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        write_text(&out.join(&rel), &s.text)?;
         r.patched = Some(rel.display().to_string());
     }
     Ok(())

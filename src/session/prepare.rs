@@ -115,8 +115,7 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
             } else {
                 s.meta.text.clone()
             };
-            std::fs::write(&meta_c, unify::encode(&text))
-                .with_context(|| format!("writing {}", meta_c.display()))?;
+            write_text(&meta_c, &text)?;
             let meta_bc = out.join("meta.bc");
             s.tc.bitcode(&meta_c, &meta_bc).map_err(|e| meta_failure(&s.meta, &meta_c, e))?;
             (vec![meta_c], vec![meta_bc], None)
@@ -191,6 +190,14 @@ impl Builds {
         }
         Ok(tc.native_build(&self.meta_files[0], target, kind)?)
     }
+}
+
+/// Writes `text` (`unify::encode`) into `path`, making its directory.
+pub(super) fn write_text(path: &Path, text: &str) -> Result<()> {
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, unify::encode(text)))
+        .with_context(|| format!("{}: cannot write", path.display()))
 }
 
 /// clang's refusal of the meta program, in the revisions' terms. The meta
@@ -333,10 +340,9 @@ fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) ->
         let file = if s.on_disk() {
             s.path.clone()
         } else {
-            let dir = scratch.path().join(format!("rev{}", s.index));
-            std::fs::create_dir_all(&dir)?;
-            let f = dir.join(s.path.file_name().unwrap_or("revision.c".as_ref()));
-            std::fs::write(&f, unify::encode(&s.text))?;
+            let name = s.path.file_name().unwrap_or("revision.c".as_ref());
+            let f = scratch.path().join(format!("rev{}", s.index)).join(name);
+            write_text(&f, &s.text)?;
             f
         };
         tc.syntax_check(&file).with_context(|| format!("revision {} ({})", s.index, s.name))?;

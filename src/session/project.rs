@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::prepare::Sources;
+use super::prepare::{Sources, write_text};
 use super::{Plan, ProjectPlan, Watch};
 use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags, cache_key};
 use crate::project::{self, Capture, Touched, Unit};
@@ -120,9 +120,7 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
                 s.path.clone()
             } else {
                 let file = scratch.path().join(format!("rev{}", s.index)).join(ps.source(i));
-                std::fs::create_dir_all(file.parent().expect("a file has a directory"))
-                    .and_then(|()| std::fs::write(&file, unify::encode(&s.text)))
-                    .with_context(|| format!("{}: cannot write", file.display()))?;
+                write_text(&file, &s.text)?;
                 file
             };
             tc.unit_syntax_check(&file, &unit).with_context(|| {
@@ -215,9 +213,7 @@ pub(super) fn bitcode(
     let mut meta_files = Vec::new();
     for i in 0..ps.touched.len() {
         let path = out.join("meta").join(ps.source(i));
-        std::fs::create_dir_all(path.parent().expect("a file has a directory"))
-            .and_then(|()| std::fs::write(&path, unify::encode(&s.meta.file_text(i))))
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_text(&path, &s.meta.file_text(i))?;
         meta_files.push(path);
     }
     let cache = unit_cache(c, &out);
@@ -316,10 +312,7 @@ pub(super) fn write_patched(
         }
         let rel = Path::new("revisions").join(k.to_string());
         for (src, s) in &texts {
-            let path = out.join(&rel).join(src);
-            std::fs::create_dir_all(path.parent().expect("a file has a directory"))
-                .and_then(|()| std::fs::write(&path, unify::encode(&s.text)))
-                .with_context(|| format!("{}: cannot write", path.display()))?;
+            write_text(&out.join(&rel).join(src), &s.text)?;
         }
         r.patched = Some(rel.display().to_string());
     }
