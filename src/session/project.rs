@@ -16,6 +16,7 @@
 //!   project's link flags. The fuzz build renames `main`, wherever it is, so
 //!   every unit's fuzz object is psychic's (cached as the bitcode is).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -107,13 +108,19 @@ fn flags_at(c: &Capture, unit: usize) -> Vec<String> {
 }
 
 /// Every revision of every touched file must compile with its unit's flags;
-/// a failure names the revision, the file and clang's message.
+/// a failure names the revision, the file and clang's message. A text is
+/// checked once, in the first revision that has it: most revisions leave
+/// most files as the original has them.
 fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBuf]) -> Result<()> {
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
     for (i, t) in ps.touched.iter().enumerate() {
         let flags = flags_at(&ps.capture, t.unit);
         let unit = UnitFlags { dir: &ps.capture.units[t.unit].dir, flags: &flags };
+        let mut checked = BTreeSet::new();
         for s in &t.sources {
+            if !checked.insert(s.text.as_str()) {
+                continue;
+            }
             // A diff's text exists only in memory; clang's messages name the
             // revision's own file wherever it has one.
             let file = if s.on_disk() {
