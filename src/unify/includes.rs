@@ -228,10 +228,10 @@ fn guarded(text: &str) -> bool {
         _ => None,
     };
     let Some(guard) = guard else { return false };
+    let (name, condition) = (block.child_by_field_name("name"), block.child_by_field_name("condition"));
     let first = named_children(block)
         .into_iter()
-        .filter(|n| n.kind() != "comment" && Some(*n) != block.child_by_field_name("name"))
-        .find(|n| Some(*n) != block.child_by_field_name("condition"));
+        .find(|n| n.kind() != "comment" && Some(*n) != name && Some(*n) != condition);
     first.is_some_and(|d| {
         d.kind() == "preproc_def" && d.child_by_field_name("name").is_some_and(|n| src(n) == guard)
     })
