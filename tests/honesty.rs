@@ -10,6 +10,10 @@
 //! `psychic diff-patches` must either find it or say that its answer is
 //! partial, and why; it may never split revisions that behave alike, and
 //! every test it reports replays.
+//!
+//! A binary of its own (`cargo test --release --test honesty`): some cases
+//! are exact only within timeouts that tests running beside them, as they
+//! would in `tests/suite.rs`, can break (see `check`).
 
 mod common;
 

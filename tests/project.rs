@@ -6,12 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::listing;
+use crate::common::{calc_project as fixture, listing};
 use psychic::project::{Capture, ProjectError, Revisions, capture_in, revisions};
-
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/project/calc")
-}
 
 fn patch(name: &str) -> PathBuf {
     fixture().join("patches").join(name)

@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
 use common::corpus::Input;
-use common::listing;
+use common::{calc_project as fixture, listing};
 use psychic::ktest::KTest;
 use psychic::replay;
 use psychic::report::Report;
@@ -26,10 +26,6 @@ use psychic::report::Report;
 const WORDS: &[&str] = &["--sym-arg", "2", "--sym-stdin", "8"];
 /// A line of stdin alone: an input fuzzing feeds too.
 const STDIN: &[&str] = &["--sym-stdin", "8"];
-
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/project/calc")
-}
 
 fn patches() -> Vec<PathBuf> {
     let mut p: Vec<PathBuf> = std::fs::read_dir(fixture().join("patches"))

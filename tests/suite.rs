@@ -1,9 +1,10 @@
-//! The integration tests but the budget-judged corpora (`tests/alone.rs`),
-//! as one binary. Each file under `tests/` is a module of it, `common`
-//! their shared support. Why one: every test binary links the whole library
-//! and instantiates its generic code (serde for reports and meta programs,
-//! the engine) anew; 27 binaries spent most of the suite's build on that.
-//! Run one file's tests with `cargo test --release --test suite -- honesty::`.
+//! The integration tests but the budget-judged corpora (`tests/alone.rs`)
+//! and the honesty corpus (`tests/honesty.rs`), as one binary. Each other
+//! file under `tests/` is a module of it, `common` their shared support. Why
+//! one: every test binary links the whole library and instantiates its
+//! generic code (serde for reports and meta programs, the engine) anew; 27
+//! binaries spent most of the suite's build on that. Run one file's tests
+//! with `cargo test --release --test suite -- unify::`.
 
 mod common;
 

@@ -249,19 +249,18 @@ pub(super) fn plan(a: &DiffPatchesArgs, start: Instant) -> Result<Plan> {
         ExecConfig { interrupt: Some(exec_args::interrupt_on_ctrl_c()), ..ExecConfig::default() };
     a.exec.apply(&mut engine, SearchKind::Parallel)?;
     let (orig, revisions, project) = revisions(a)?;
-    let mut outputs = vec![OutputKind::Stdout, OutputKind::Exit, OutputKind::Annotations];
-    if project.is_some() {
-        outputs.push(OutputKind::Stderr);
-    }
-    let outputs = a.outputs.clone().unwrap_or(outputs);
+    let outputs = match &a.outputs {
+        Some(kinds) => selection(kinds),
+        None => session::default_outputs(project.is_some()),
+    };
     Ok(Plan {
         orig,
         revisions,
         diffs: a.diffs.clone(),
         project,
         output_dir: a.output_dir.clone(),
-        outputs: selection(&outputs),
-        function_outputs: outputs.contains(&OutputKind::Functions),
+        outputs,
+        function_outputs: a.outputs.as_ref().is_some_and(|k| k.contains(&OutputKind::Functions)),
         asan: !a.no_asan,
         replay_timeout,
         jobs: a.jobs,

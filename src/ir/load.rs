@@ -48,14 +48,7 @@ pub enum LoadError {
 /// Loads `paths[0]` and links the others into it (weak definitions yield).
 pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
     let ctx = Context::create();
-    let (first, rest) = paths.split_first().expect("at least one bitcode file");
-    let module = parse(&ctx, first)?;
-    for p in rest {
-        let other = parse(&ctx, p)?;
-        module
-            .link_in_module(other)
-            .map_err(|e| LoadError::Link { path: p.to_path_buf(), msg: e.to_string() })?;
-    }
+    let module = linked(&ctx, paths)?;
     let mut t = Translator::new(module.as_mut_ptr());
     t.run();
     Ok(t.out)
@@ -65,18 +58,23 @@ pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
 /// define: what it calls outside itself.
 pub(super) fn declarations(paths: &[&Path]) -> Result<Vec<String>, LoadError> {
     let ctx = Context::create();
-    let (first, rest) = paths.split_first().expect("at least one bitcode file");
-    let module = parse(&ctx, first)?;
-    for p in rest {
-        module
-            .link_in_module(parse(&ctx, p)?)
-            .map_err(|e| LoadError::Link { path: p.to_path_buf(), msg: e.to_string() })?;
-    }
-    Ok(module
+    Ok(linked(&ctx, paths)?
         .get_functions()
         .filter(|f| f.count_basic_blocks() == 0)
         .map(|f| f.get_name().to_string_lossy().into_owned())
         .collect())
+}
+
+/// `paths[0]` with the others linked into it.
+fn linked<'c>(ctx: &'c Context, paths: &[&Path]) -> Result<inkwell::module::Module<'c>, LoadError> {
+    let (first, rest) = paths.split_first().expect("at least one bitcode file");
+    let module = parse(ctx, first)?;
+    for p in rest {
+        module
+            .link_in_module(parse(ctx, p)?)
+            .map_err(|e| LoadError::Link { path: p.to_path_buf(), msg: e.to_string() })?;
+    }
+    Ok(module)
 }
 
 fn parse<'c>(ctx: &'c Context, path: &Path) -> Result<inkwell::module::Module<'c>, LoadError> {

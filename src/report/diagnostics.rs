@@ -102,8 +102,8 @@ fn finding(
         .or_else(|| on_path.iter().copied().find(differs))
         .or_else(|| map.sites.iter().find(apart))
         .or_else(|| map.sites.iter().find(differs));
-    let location = match primary_site.and_then(|s| variant_of(s, g)) {
-        Some((_, span)) => located(map, primary_site.map_or(0, |s| s.lines.start), span, files),
+    let location = match primary_site.and_then(|s| Some((s, variant_of(s, g)?.1))) {
+        Some((s, span)) => located(map, s, span, files),
         None => {
             let (meta_line, line) = first_own_line(map, g, b).unwrap_or((0, 1));
             let pos = Pos { line, col: 1 };
@@ -131,7 +131,7 @@ fn finding(
                 )
             };
             notes.push(Note {
-                location: located(map, s.lines.start, span, files),
+                location: located(map, s, span, files),
                 message: format!("revision {r} {what} at {}{shared}", describe(s)),
                 site: s.id,
             });
@@ -145,10 +145,10 @@ fn variant_of(s: &Site, r: usize) -> Option<(usize, &CodeSpan)> {
     s.variants.iter().enumerate().find_map(|(i, v)| v.code.iter().find(|c| c.revision == r).map(|c| (i, c)))
 }
 
-/// `span` of a site at meta line `meta_line`, in its revision's file.
-fn located(map: &MetaProgram, meta_line: usize, span: &CodeSpan, files: &[String]) -> Location {
+/// `span` of `site`, in its revision's file.
+fn located(map: &MetaProgram, site: &Site, span: &CodeSpan, files: &[String]) -> Location {
     Location {
-        file: map.located_in(&files[span.revision], meta_line),
+        file: map.located_in(&files[span.revision], site.lines.start),
         revision: span.revision,
         start: span.start,
         end: span.end,

@@ -81,6 +81,13 @@ pub struct ProjectPlan {
     pub build: String,
 }
 
+/// The behaviour compared when the user names none: stdout, the exit status
+/// and annotations; for a project (`project`) stderr too, as a command-line
+/// tool's messages are behaviour.
+pub fn default_outputs(project: bool) -> OutputSelection {
+    OutputSelection { stderr: project, ..OutputSelection::default() }
+}
+
 impl Plan {
     /// Where the meta program starts: `main`, or the symbolic environment's
     /// entry that calls it.

@@ -74,14 +74,24 @@ pub(crate) struct Headers {
 /// given as files, so that a header only a patched file beside it includes is
 /// found.
 pub fn include_dirs(sources: &[RevisionSource]) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for s in sources.iter().filter(|s| s.index == 0 || s.on_disk()) {
-        let d = dir_of(&s.path);
-        if !dirs.contains(&d) {
-            dirs.push(d);
+    distinct(own_dirs(sources).into_iter().flatten())
+}
+
+/// Each revision's directory, where its file is its text: the original's
+/// always, a revision made from a diff's never (it is checked in a scratch
+/// directory).
+fn own_dirs(sources: &[RevisionSource]) -> Vec<Option<PathBuf>> {
+    sources.iter().map(|s| (s.index == 0 || s.on_disk()).then(|| dir_of(&s.path))).collect()
+}
+
+fn distinct(dirs: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in dirs {
+        if !out.contains(&d) {
+            out.push(d);
         }
     }
-    dirs
+    out
 }
 
 fn dir_of(path: &Path) -> PathBuf {
@@ -90,20 +100,12 @@ fn dir_of(path: &Path) -> PathBuf {
 
 impl Headers {
     pub fn new(sources: &[RevisionSource]) -> Headers {
-        let orig = sources.first().map_or_else(|| PathBuf::from("."), |s| dir_of(&s.path));
-        let own = sources
-            .iter()
-            .map(|s| {
-                // A revision made from a diff is checked in a scratch directory,
-                // where only the original's directory answers.
-                let mut dirs = if s.index > 0 && s.on_disk() { vec![dir_of(&s.path)] } else { Vec::new() };
-                if !dirs.contains(&orig) {
-                    dirs.push(orig.clone());
-                }
-                dirs
-            })
-            .collect();
-        Headers { own, meta: include_dirs(sources) }
+        let dirs = own_dirs(sources);
+        let meta = distinct(dirs.iter().flatten().cloned());
+        // A revision alone looks beside itself, then in the original's directory.
+        let orig = meta.first().cloned().unwrap_or_else(|| PathBuf::from("."));
+        let own = dirs.into_iter().map(|d| distinct(d.into_iter().chain([orig.clone()]))).collect();
+        Headers { own, meta }
     }
 
     /// The header `rev`'s `#include "name"` finds; a message when the meta
@@ -226,10 +228,10 @@ fn guarded(text: &str) -> bool {
         _ => None,
     };
     let Some(guard) = guard else { return false };
+    let (name, condition) = (block.child_by_field_name("name"), block.child_by_field_name("condition"));
     let first = named_children(block)
         .into_iter()
-        .filter(|n| n.kind() != "comment" && Some(*n) != block.child_by_field_name("name"))
-        .find(|n| Some(*n) != block.child_by_field_name("condition"));
+        .find(|n| n.kind() != "comment" && Some(*n) != name && Some(*n) != condition);
     first.is_some_and(|d| {
         d.kind() == "preproc_def" && d.child_by_field_name("name").is_some_and(|n| src(n) == guard)
     })

@@ -181,9 +181,11 @@ impl MetaProgram {
     }
 
     /// The project's touched file that meta line `line` is in (none for one
-    /// file).
+    /// file). The files' spans follow one another: a binary search, as
+    /// renderers ask for every line.
     pub fn file_at(&self, line: usize) -> Option<&MetaFile> {
-        self.files.iter().find(|f| (f.lines.start..=f.lines.end).contains(&line))
+        let i = self.files.partition_point(|f| f.lines.end < line);
+        self.files.get(i).filter(|f| f.lines.start <= line)
     }
 
     /// The file a revision's positions at meta line `line` refer to, given
@@ -201,6 +203,12 @@ impl MetaProgram {
     /// (for one file, `line` itself).
     pub fn project_line(&self, source: usize, line: usize) -> usize {
         self.files.get(source).map_or(line, |f| f.lines.start - 1 + line)
+    }
+
+    /// The text of the project's touched file `i`, as it is compiled.
+    pub fn file_text(&self, i: usize) -> String {
+        let lines = self.files[i].lines;
+        self.text.split_inclusive('\n').skip(lines.start - 1).take(lines.end + 1 - lines.start).collect()
     }
 
     /// The site with this id (ids start at 1).

@@ -202,6 +202,9 @@ fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, Uni
     let mut applied = maps.clone();
     let mut forced = BTreeSet::new();
     let headers = Headers::new(sources);
+    // The header each include names, found in the first round: renaming
+    // leaves directives as they are, and items where they are.
+    let mut included = None;
     loop {
         let (items, trailer) = loop {
             for (r, map) in maps.iter().enumerate() {
@@ -222,7 +225,11 @@ fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, Uni
         } else {
             BTreeMap::new()
         };
-        match toplevel::merge_file(&ctx, &items, &anchors, &headers, trailer, &mains) {
+        if included.is_none() {
+            included = Some(includes::classify(&revs, &items, &headers)?);
+        }
+        let included = included.as_deref().expect("classified above");
+        match toplevel::merge_file(&ctx, &items, &anchors, included, trailer, &mains) {
             Ok(file) => return Ok(finish(sources, &ctx, &file, &maps, &definers, part)),
             Err(FileError::Fatal(e)) => return Err(e),
             Err(FileError::Unmergeable(names)) => {

@@ -56,11 +56,3 @@ pub fn unify_project(revisions: Vec<RevisionInfo>, files: &[TouchedFile]) -> Res
     }
     Ok(all)
 }
-
-impl MetaProgram {
-    /// The text of the project's touched file `i`, as it is compiled.
-    pub fn file_text(&self, i: usize) -> String {
-        let lines = self.files[i].lines;
-        self.text.split_inclusive('\n').skip(lines.start - 1).take(lines.end + 1 - lines.start).collect()
-    }
-}

@@ -20,7 +20,7 @@ use tree_sitter::{Node, Query, QueryCursor, StreamingIterator};
 use super::align::{Elem, Keys, align, elems};
 use super::decl::{Name, declarator_name, declarators, declares_function, defined_names};
 use super::error::{Loc, UnifyError};
-use super::includes::{self, Header, Headers};
+use super::includes::{self, Header};
 use super::merge::{Ctx, Fill, Hole, Item, MergeError};
 use super::parse::{Rev, children, hash_of, named_children, token_key, tokens, words};
 
@@ -243,21 +243,21 @@ fn joinable(states: &[SlotState], slots: &[usize]) -> Option<usize> {
 /// Aligns the file-scope items of every revision by key and merges each slot.
 /// `anchors`: each item's key before renaming, which the alignment pairs
 /// items by, so that a renamed item keeps the place of the one it renames;
-/// an include is paired by the header it names (`includes`).
+/// an include is paired by the header it names (`included`, from
+/// `includes::classify`).
 /// `mains`: the names `main` has per revision, if it had to be renamed.
 pub(crate) fn merge_file<'t>(
     ctx: &Ctx<'t>,
     items: &[Vec<TopItem<'t>>],
     anchors: &[Vec<String>],
-    headers: &Headers,
+    included: &[Vec<Option<Header>>],
     trailer: Option<Range<usize>>,
     mains: &BTreeMap<usize, String>,
 ) -> Result<FileMerge<'t>, FileError> {
     let n = items.len();
-    let included = includes::classify(ctx.revs, items, headers)?;
     let keys_of: Vec<Vec<String>> = items
         .iter()
-        .zip(&included)
+        .zip(included)
         .map(|(its, hs)| {
             its.iter().zip(hs).map(|(it, h)| h.as_ref().map_or_else(|| it.key.clone(), Header::key)).collect()
         })
@@ -265,7 +265,7 @@ pub(crate) fn merge_file<'t>(
     let keys: Vec<Vec<Keys>> = keys_of
         .iter()
         .zip(anchors)
-        .zip(&included)
+        .zip(included)
         .map(|((ks, anchors), hs)| {
             ks.iter()
                 .enumerate()
@@ -343,7 +343,7 @@ pub(crate) fn merge_file<'t>(
             kept.sort();
         }
     }
-    if includes::lead(&included) {
+    if includes::lead(included) {
         // Every revision includes its headers before anything else: they all
         // go first, which moves a header past code only, never past a
         // directive, and puts a revision's own definitions after the headers

@@ -184,6 +184,12 @@ pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c").join(rel)
 }
 
+/// `fixtures/project/calc/`, the project of several files that
+/// tests/project.rs and tests/project_diff.rs build.
+pub fn calc_project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/project/calc")
+}
+
 /// Bitcode as `psychic` builds it (`-O0 -g`, no optnone), or at `-O2` with
 /// `opt2`; extra flags (such as csmith's include path) go first.
 pub fn bitcode(src: &Path, dir: &Path, opt2: bool, extra: &[&str]) -> PathBuf {
