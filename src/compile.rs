@@ -337,6 +337,31 @@ pub fn cache_key(value: &impl std::hash::Hash) -> u64 {
     h.finish()
 }
 
+/// `each` applied to every item, as many at once as there are cores: clang
+/// runs are independent, and each uses one core. The results in item order.
+pub fn in_parallel<T: Sync, R: Send>(items: &[T], each: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break mine };
+                        mine.push((i, each(item)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a clang run does not panic")).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 fn run(mut cmd: Command, src: &Path) -> Result<(), CompileError> {
     if !src.is_file() {
         return Err(CompileError::Io {

@@ -23,7 +23,7 @@ use anyhow::{Context, Result, anyhow};
 
 use super::project::{self, ProjectBuild, ProjectSources};
 use super::{Plan, Watch};
-use crate::compile::{CompileError, NativeKind, NativeOptions, Toolchain};
+use crate::compile::{self, CompileError, NativeKind, NativeOptions, Toolchain};
 use crate::ir::Module;
 use crate::unify;
 
@@ -90,7 +90,7 @@ pub(super) struct Builds {
     pub perturbed: PathBuf,
     /// The fuzz build, unless fuzzing does not run (and why not).
     pub fuzz_server: Result<PathBuf, String>,
-    /// The libc model's bitcode (in `_scratch`).
+    /// The libc model's bitcode (psychic's cache, or `_scratch` without one).
     pub libc: Vec<PathBuf>,
     /// How a project's native builds are made (none: `meta.c` alone).
     project: Option<ProjectBuild>,
@@ -131,7 +131,7 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
         None
     };
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
-    let libc = s.tc.libc_model_bitcode(scratch.path())?;
+    let libc = s.tc.libc_model_cached(scratch.path())?;
     let mut b = Builds {
         meta_files,
         bitcode,
@@ -334,7 +334,14 @@ fn located(line: &str) -> bool {
 /// gives clang's message. (The meta program is checked afterwards.)
 fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) -> Result<()> {
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
+    // An equal text in the same directory compiles alike: checked once.
+    let mut seen = BTreeSet::new();
+    let mut checks = Vec::new();
     for s in sources {
+        let home = s.on_disk().then(|| s.path.parent());
+        if !seen.insert((s.text.as_str(), home)) {
+            continue;
+        }
         // Patched text from a diff exists only in memory: check it under the
         // original's file name, so clang's messages read naturally.
         let file = if s.on_disk() {
@@ -345,7 +352,11 @@ fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) ->
             write_text(&f, &s.text)?;
             f
         };
-        tc.syntax_check(&file).with_context(|| format!("revision {} ({})", s.index, s.name))?;
+        checks.push((s, file));
+    }
+    let results = compile::in_parallel(&checks, |(_, file)| tc.syntax_check(file));
+    for ((s, _), checked) in checks.iter().zip(results) {
+        checked.with_context(|| format!("revision {} ({})", s.index, s.name))?;
     }
     Ok(())
 }

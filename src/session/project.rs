@@ -24,7 +24,7 @@ use anyhow::{Context, Result, bail};
 
 use super::prepare::{Sources, write_text};
 use super::{Plan, ProjectPlan, Watch};
-use crate::compile::{CompileError, NativeKind, Toolchain, UnitFlags, cache_key};
+use crate::compile::{self, CompileError, NativeKind, Toolchain, UnitFlags, cache_key};
 use crate::project::{self, Capture, Touched, Unit};
 use crate::report;
 use crate::unify::{self, RevisionInfo, RevisionSource, TouchedFile};
@@ -113,9 +113,9 @@ fn flags_at(c: &Capture, unit: usize) -> Vec<String> {
 /// most files as the original has them.
 fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBuf]) -> Result<()> {
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
+    let flags: Vec<Vec<String>> = ps.touched.iter().map(|t| flags_at(&ps.capture, t.unit)).collect();
+    let mut checks = Vec::new();
     for (i, t) in ps.touched.iter().enumerate() {
-        let flags = flags_at(&ps.capture, t.unit);
-        let unit = UnitFlags { dir: &ps.capture.units[t.unit].dir, flags: &flags };
         let mut checked = BTreeSet::new();
         for s in &t.sources {
             if !checked.insert(s.text.as_str()) {
@@ -130,10 +130,17 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
                 write_text(&file, &s.text)?;
                 file
             };
-            tc.unit_syntax_check(&file, &unit).with_context(|| {
-                format!("revision {} ({}): {}", s.index, roots[s.index].display(), ps.source(i).display())
-            })?;
+            checks.push((i, s.index, file));
         }
+    }
+    let results = compile::in_parallel(&checks, |(i, _, file)| {
+        let unit = UnitFlags { dir: &ps.capture.units[ps.touched[*i].unit].dir, flags: &flags[*i] };
+        tc.unit_syntax_check(file, &unit)
+    });
+    for ((i, k, _), checked) in checks.iter().zip(results) {
+        checked.with_context(|| {
+            format!("revision {k} ({}): {}", roots[*k].display(), ps.source(*i).display())
+        })?;
     }
     Ok(())
 }
