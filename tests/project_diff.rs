@@ -261,6 +261,14 @@ fn a_later_run_compiles_only_the_touched_units_and_takes_patched_trees() {
         }
     }
     assert!(!names.iter().any(|n| n.starts_with("eval-") || n.starts_with("lex-")), "{names:?}");
+    // Their debug information, where the engine's locations come from, names
+    // the project's own files (the module's name stays the copy's: nothing
+    // shows it).
+    let dir = fixture().canonicalize().unwrap().display().to_string();
+    for bc in cached.keys().filter(|p| p.extension().is_some_and(|x| x == "bc")) {
+        let bytes = String::from_utf8_lossy(&std::fs::read(bc).unwrap()).into_owned();
+        assert!(bytes.contains(&dir), "{}: its debug information does not name {dir}", bc.display());
+    }
     let (second, _) = diff_project(tmp.path(), &trees, &[], STDIN);
     assert_eq!(units(&tmp.path().join("cache")), cached, "a later run compiled an untouched unit again");
     assert_eq!(first.clusters, vec![vec![0, 1], vec![2]]);

@@ -191,17 +191,17 @@ impl BuildUnit {
 }
 
 /// The key of an untouched unit's builds: everything they read that may
-/// change: psychic, clang, the source's path, the flags, the directory and
-/// the bytes of the source and of the headers inside the tree it includes.
-/// Read once per run, for all of the unit's builds.
-fn unit_key(tc: &Toolchain, c: &Capture, u: &Unit) -> Result<u64> {
+/// change: psychic, clang, the source's path, the flags they are built with,
+/// the directory and the bytes of the source and of the headers inside the
+/// tree it includes. Read once per run, for all of the unit's builds.
+fn unit_key(tc: &Toolchain, c: &Capture, u: &Unit, flags: &[String]) -> Result<u64> {
     let mut files = Vec::new();
     for f in std::iter::once(&u.source).chain(&u.headers) {
         let path = c.tree.join(f);
         let bytes = std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?;
         files.push((path, cache_key(&bytes)));
     }
-    Ok(cache_key(&(tc.clang(), &u.flags, &u.dir, files)))
+    Ok(cache_key(&(tc.clang(), flags, &u.dir, files)))
 }
 
 /// How the project's native builds are made.
@@ -237,8 +237,12 @@ pub(super) fn bitcode(
         let (source, flags, own) = match ps.touched.iter().position(|t| t.unit == j) {
             Some(i) => (meta_files[i].clone(), flags_at(c, j), None),
             None => {
-                let own = Own { object: u.object.clone(), key: unit_key(&s.tc, c, u)? };
-                (c.tree.join(&u.source), u.flags.clone(), Some(own))
+                // The engine's locations in an untouched unit name DIR's
+                // file, not the capture's copy the user never saw.
+                let mut flags = u.flags.clone();
+                flags.push(format!("-ffile-prefix-map={}={}", c.tree.display(), c.dir.display()));
+                let own = Own { object: u.object.clone(), key: unit_key(&s.tc, c, u, &flags)? };
+                (c.tree.join(&u.source), flags, Some(own))
             }
         };
         let unit = BuildUnit { source, dir: u.dir.clone(), flags, own };
