@@ -8,6 +8,8 @@
 //! that define what is still undefined, and never one that would define
 //! what the engine or the model already provides. A call that none of them
 //! serves stays an unmodelled call, which ends its path as an approximation.
+//! Programs are compiled against glibc's headers, so musl serves only where
+//! the two agree on the types; what they do not agree on is `LEFT_OUT`.
 //! [`LibcUse`] says which served what; the reports carry it.
 
 use std::fmt;
@@ -17,6 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::compile::{CompileError, MUSL_VERSION, MuslBuild, Toolchain};
 use crate::ir::{Archive, LoadError, Module};
+
+/// musl's functions that a program built against glibc's headers cannot
+/// call: their types differ (glibc's `regoff_t` is an `int`, musl's a
+/// `long`, and their `regex_t` differ). No member that defines one is
+/// linked; a call stays unmodelled.
+const LEFT_OUT: &[&str] = &["regcomp", "regexec", "regerror", "regfree"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum LibsError {
@@ -99,7 +107,8 @@ impl Libs {
         let Some(archive) = self.musl.as_ref().filter(|_| model) else {
             return Ok((Module::load_linked(program, &libs)?, LibcUse { model, ..LibcUse::default() }));
         };
-        let (module, pulled) = Module::load_with_archive(program, &libs, archive, &crate::exec::engine_provides)?;
+        let provided = |s: &str| crate::exec::engine_provides(s) || LEFT_OUT.contains(&s);
+        let (module, pulled) = Module::load_with_archive(program, &libs, archive, &provided)?;
         let mut musl_symbols: Vec<String> =
             pulled.into_iter().map(|p| p.symbol).filter(|s| !s.starts_with("__")).collect();
         musl_symbols.sort();

@@ -79,6 +79,7 @@ pub const MUSL_ARCH: &[(&str, &str)] = &[
     ("arch/syscall_arch.h", include_str!("../runtime/musl/arch/syscall_arch.h")),
     ("arch/pthread_arch.h", include_str!("../runtime/musl/arch/pthread_arch.h")),
     ("arch/atomic_arch.h", include_str!("../runtime/musl/arch/atomic_arch.h")),
+    ("arch/stdio.h", include_str!("../runtime/musl/arch/stdio.h")),
     ("glue.c", include_str!("../runtime/musl/glue.c")),
 ];
 

@@ -327,6 +327,7 @@ fixtures! {
     musl_getopt_long => "musl/getopt_long.c",
     musl_strsep_arg => "musl/strsep_arg.c",
     musl_syscall_unmodelled => "musl/syscall_unmodelled.c",
+    musl_tail_functions => "musl/tail_functions.c",
     array_index => "symbolic/array_index.c",
     get_sign => "symbolic/get_sign.c",
     loops => "symbolic/loops.c",

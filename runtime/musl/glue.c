@@ -1,6 +1,11 @@
 /* What musl's members expect from its startup code and its stdio, which
  * psychic does not link: compiled with musl's internal headers as one more
  * member of the archive (src/compile/musl.rs). */
+#define _GNU_SOURCE /* strchrnul */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "libc.h"
 #include "lock.h"
 #include "pthread_impl.h"
@@ -52,3 +57,31 @@ weak_alias(__environ, environ);
 /* errno is the libc model's, which the engine and the program share:
  * musl's members reach it through their internal name. */
 int *___errno_location(void) { return __errno_location(); }
+
+/* The heap is the engine's, under musl's internal names too. */
+void *__libc_malloc(size_t n) { return malloc(n); }
+
+void *__libc_calloc(size_t m, size_t n) { return calloc(m, n); }
+
+void *__libc_realloc(void *p, size_t n) { return realloc(p, n); }
+
+void __libc_free(void *p) { free(p); }
+
+/* The model's strchrnul, under the name musl's members call: musl's own
+ * comes with a definition of strchrnul, which the model's must keep. */
+char *__strchrnul(const char *s, int c) { return strchrnul(s, c); }
+
+/* The engine delivers no signal and cancels no thread: there is nothing
+ * to block or to defer. */
+void __block_all_sigs(void *set) { (void)set; }
+
+void __block_app_sigs(void *set) { (void)set; }
+
+void __restore_sigs(void *set) { (void)set; }
+
+int pthread_setcancelstate(int state, int *old)
+{
+	(void)state;
+	if (old) *old = PTHREAD_CANCEL_ENABLE;
+	return 0;
+}
