@@ -148,10 +148,7 @@ mod tests {
             musl_symbols: symbols.iter().map(|s| s.to_string()).collect(),
         };
         assert_eq!(LibcUse::default().to_string(), "none");
-        assert_eq!(
-            used(None, &[]).to_string(),
-            "psychic model (musl not available: `.ci/deps` fetches it)"
-        );
+        assert_eq!(used(None, &[]).to_string(), "psychic model (musl not available: `.ci/deps` fetches it)");
         assert_eq!(used(Some("1.2.3"), &[]).to_string(), "psychic model, with musl 1.2.3 beneath (unused)");
         assert_eq!(
             used(Some("1.2.3"), &["getopt_long", "strsep"]).to_string(),

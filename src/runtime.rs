@@ -24,7 +24,7 @@
 //!   tables), strto*/atoi/atof, qsort/bsearch, rand, and `env.c`: errno, the
 //!   `stdin`/`stdout`/`stderr` objects the engine recognises by address, and
 //!   `fflush`/`setvbuf`/`setbuf` as no-ops (the engine records output
-//!   unbuffered). What needs engine internals is in the engine
+//!   unbuffered), `setlocale` (the C locale). What needs engine internals is in the engine
 //!   (`exec/special.rs`, `exec/stdio.rs`).
 //! - `runtime/symbolic/posix.c`: the symbolic environment, KLEE's POSIX runtime
 //!   in small, and the input half of stdio (`crate::posix` says what it models).

@@ -229,7 +229,9 @@ fn generate_headers(src: &Path, generated: &Path) -> Result<(), CompileError> {
 /// One line of musl's alltypes templates, as `tools/mkalltypes.sed` rewrites it.
 fn alltypes_line(line: &str) -> String {
     let guarded = |tag: &str, decl: String| {
-        format!("#if defined(__NEED_{tag}) && !defined(__DEFINED_{tag})\n{decl}\n#define __DEFINED_{tag}\n#endif\n")
+        format!(
+            "#if defined(__NEED_{tag}) && !defined(__DEFINED_{tag})\n{decl}\n#define __DEFINED_{tag}\n#endif\n"
+        )
     };
     if let Some(rest) = line.strip_prefix("TYPEDEF ").and_then(|r| r.strip_suffix(';')) {
         if let Some((ty, name)) = rest.rsplit_once(' ') {

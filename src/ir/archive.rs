@@ -18,9 +18,9 @@ use inkwell::context::Context;
 use inkwell::llvm_sys::LLVMValueKind;
 use inkwell::llvm_sys::prelude::LLVMModuleRef;
 
+use super::Module;
 use super::llvm;
 use super::load::{self, LoadError};
-use super::Module;
 
 /// One member: its bitcode and its symbols.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +98,12 @@ impl Archive {
             if f.next().is_some() || name.is_empty() || !["asm", "-"].contains(&asm) {
                 return None;
             }
-            members.push(Member { path: dir.join(name), defines: words(defines), needs: words(needs), asm: asm == "asm" });
+            members.push(Member {
+                path: dir.join(name),
+                defines: words(defines),
+                needs: words(needs),
+                asm: asm == "asm",
+            });
         }
         Some(Archive::of(members))
     }
@@ -184,7 +189,12 @@ mod tests {
     #[test]
     fn an_index_reads_back_as_it_was_written() {
         let members = vec![
-            Member { path: "/m/a.bc".into(), defines: vec!["f".into(), "g".into()], needs: vec![], asm: false },
+            Member {
+                path: "/m/a.bc".into(),
+                defines: vec!["f".into(), "g".into()],
+                needs: vec![],
+                asm: false,
+            },
             Member { path: "/m/b.bc".into(), defines: vec!["h".into()], needs: vec!["f".into()], asm: true },
         ];
         let a = Archive::of(members);

@@ -70,7 +70,10 @@ pub(super) fn declarations(paths: &[&Path]) -> Result<Vec<String>, LoadError> {
 }
 
 /// `paths[0]` with the others linked into it.
-pub(super) fn linked<'c>(ctx: &'c Context, paths: &[&Path]) -> Result<inkwell::module::Module<'c>, LoadError> {
+pub(super) fn linked<'c>(
+    ctx: &'c Context,
+    paths: &[&Path],
+) -> Result<inkwell::module::Module<'c>, LoadError> {
     let (first, rest) = paths.split_first().expect("at least one bitcode file");
     let module = parse(ctx, first)?;
     for p in rest {

@@ -21,9 +21,9 @@ pub mod cfg;
 mod llvm;
 mod load;
 
-pub use archive::{Archive, Pulled};
 /// The float vocabulary is the expression DAG's, whose `float` module defines its semantics.
 pub use crate::expr::float::{FBinOp, FKind, FPred, FUnary};
+pub use archive::{Archive, Pulled};
 pub use load::LoadError;
 
 use std::collections::HashMap;
