@@ -233,16 +233,16 @@ fn alltypes_line(line: &str) -> String {
             "#if defined(__NEED_{tag}) && !defined(__DEFINED_{tag})\n{decl}\n#define __DEFINED_{tag}\n#endif\n"
         )
     };
-    if let Some(rest) = line.strip_prefix("TYPEDEF ").and_then(|r| r.strip_suffix(';')) {
-        if let Some((ty, name)) = rest.rsplit_once(' ') {
-            return guarded(name, format!("typedef {ty} {name};"));
-        }
+    if let Some(rest) = line.strip_prefix("TYPEDEF ").and_then(|r| r.strip_suffix(';'))
+        && let Some((ty, name)) = rest.rsplit_once(' ')
+    {
+        return guarded(name, format!("typedef {ty} {name};"));
     }
     for (word, kind) in [("STRUCT", "struct"), ("UNION", "union")] {
-        if let Some(rest) = line.strip_prefix(word).and_then(|r| r.strip_suffix(';')) {
-            if let Some((name, body)) = rest.trim_start().split_once(' ') {
-                return guarded(&format!("{kind}_{name}"), format!("{kind} {name} {body};"));
-            }
+        if let Some(rest) = line.strip_prefix(word).and_then(|r| r.strip_suffix(';'))
+            && let Some((name, body)) = rest.trim_start().split_once(' ')
+        {
+            return guarded(&format!("{kind}_{name}"), format!("{kind} {name} {body};"));
         }
     }
     line.to_string()
