@@ -21,6 +21,7 @@ pub mod expr;
 pub mod fuzz;
 pub mod ir;
 pub mod ktest;
+pub mod libs;
 pub mod outcome;
 pub mod posix;
 pub mod project;

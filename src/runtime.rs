@@ -24,7 +24,7 @@
 //!   tables), strto*/atoi/atof, qsort/bsearch, rand, and `env.c`: errno, the
 //!   `stdin`/`stdout`/`stderr` objects the engine recognises by address, and
 //!   `fflush`/`setvbuf`/`setbuf` as no-ops (the engine records output
-//!   unbuffered). What needs engine internals is in the engine
+//!   unbuffered), `setlocale` (the C locale). What needs engine internals is in the engine
 //!   (`exec/special.rs`, `exec/stdio.rs`).
 //! - `runtime/symbolic/posix.c`: the symbolic environment, KLEE's POSIX runtime
 //!   in small, and the input half of stdio (`crate::posix` says what it models).
@@ -37,6 +37,13 @@
 //!   `model` error located at the program's call) and `__psychic_parse_float`
 //!   (a float's text beyond the fast path, made concrete and converted by the
 //!   host's glibc).
+//! - `runtime/symbolic/syscall.c`: the system calls of musl's members, which
+//!   psychic links beneath the model (`crate::libs`), served from the
+//!   symbolic environment through the model's own functions.
+//! - `runtime/musl/`: psychic's arch for musl (`compile::MuslBuild`): system
+//!   calls as calls of `__psychic_syscall`, a static thread area, plain C
+//!   atomics, and `glue.c`, what musl's members need from the startup code
+//!   and stdio psychic leaves out.
 
 use std::fs;
 use std::io;
@@ -62,6 +69,18 @@ pub const LIBC_MODEL: &[(&str, &str)] = &[
     ("stdlib.c", include_str!("../runtime/symbolic/stdlib.c")),
     ("env.c", include_str!("../runtime/symbolic/env.c")),
     ("posix.c", include_str!("../runtime/symbolic/posix.c")),
+    ("syscall.c", include_str!("../runtime/symbolic/syscall.c")),
+];
+
+/// psychic's arch for musl and what musl's members need from the startup
+/// code and stdio psychic leaves out (runtime/musl/, `compile::MuslBuild`),
+/// as (path under the runtime's `musl/`, contents).
+pub const MUSL_ARCH: &[(&str, &str)] = &[
+    ("arch/syscall_arch.h", include_str!("../runtime/musl/arch/syscall_arch.h")),
+    ("arch/pthread_arch.h", include_str!("../runtime/musl/arch/pthread_arch.h")),
+    ("arch/atomic_arch.h", include_str!("../runtime/musl/arch/atomic_arch.h")),
+    ("arch/stdio.h", include_str!("../runtime/musl/arch/stdio.h")),
+    ("glue.c", include_str!("../runtime/musl/glue.c")),
 ];
 
 /// Whether a source file (from debug info) is one of the libc model's: the
@@ -94,6 +113,11 @@ impl Installed {
         for (name, text) in LIBC_MODEL {
             fs::write(dir.path().join("libc").join(name), text)?;
         }
+        for (rel, text) in MUSL_ARCH {
+            let path = dir.path().join("musl").join(rel);
+            fs::create_dir_all(path.parent().expect("arch paths have a parent"))?;
+            fs::write(path, text)?;
+        }
         fs::create_dir_all(dir.path().join("lib"))?;
         fs::write(dir.path().join("lib/libpsychic_native.a"), NATIVE_LIB)?;
         fs::write(dir.path().join("lib/libpsychic_fuzz.a"), FUZZ_LIB)?;
@@ -103,6 +127,11 @@ impl Installed {
     /// The directory to pass to clang as `-I`.
     pub fn include_dir(&self) -> PathBuf {
         self.dir.path().join("include")
+    }
+
+    /// psychic's arch for musl (`arch/`) and its `glue.c`.
+    pub fn musl_dir(&self) -> PathBuf {
+        self.dir.path().join("musl")
     }
 
     /// The static library that makes a program using the KLEE API run natively.
@@ -125,12 +154,12 @@ impl Installed {
     }
 
     /// The model's sources that can run natively beside glibc, for checking
-    /// them against it: not `env.c` and `posix.c`, since errno, the streams
-    /// and the files must stay glibc's there.
+    /// them against it: not `env.c`, `posix.c` and `syscall.c`, since errno,
+    /// the streams, the files and the kernel must stay glibc's there.
     pub fn libc_model_native_sources(&self) -> Vec<PathBuf> {
         self.libc_model_sources()
             .into_iter()
-            .filter(|p| !p.ends_with("env.c") && !p.ends_with("posix.c"))
+            .filter(|p| !["env.c", "posix.c", "syscall.c"].iter().any(|f| p.ends_with(f)))
             .collect()
     }
 }

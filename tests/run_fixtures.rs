@@ -3,6 +3,9 @@
 //! tests the fixture's header predicts, each of which replays natively to
 //! the outcome the engine recorded.
 //!
+//! The fixtures of `tests/c/musl/` call what musl serves beneath the libc
+//! model (src/libs.rs): they need its source, which `.ci/deps` fetches.
+//!
 //! A fixture's header comment says what to expect, with the reasoning:
 //! - `expect: exit=N KIND=N ... silent=N early=N`: tests per termination
 //!   (KIND is an `.err` suffix); every count not given is 0. The numbers come
@@ -273,6 +276,30 @@ fn regexp() {
     assert!(rows.iter().all(|r| r.termination == "exit"));
 }
 
+/// `psychic run` says which library served the program: musl beneath the
+/// model, for the functions the model lacks.
+#[test]
+fn musl_serves_what_the_model_lacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = fixture("musl/getopt_long.c");
+    let run = Command::new(env!("CARGO_BIN_EXE_psychic"))
+        .arg("run")
+        .arg("--output-dir")
+        .arg(tmp.path().join("out"))
+        .arg(&f.src)
+        .args(&f.argv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let line = stderr.lines().find_map(|l| l.strip_prefix("psychic: libc: ")).expect(&stderr);
+    let served = line.strip_prefix("psychic model, with musl 1.2.3 for ").unwrap_or_else(|| panic!("{line}"));
+    let served: Vec<&str> = served.split(", ").collect();
+    for f in ["getopt_long", "strsep", "memmem", "strcasestr", "qsort_r", "lfind", "isatty", "write"] {
+        assert!(served.contains(&f), "{f} is not among {served:?}");
+    }
+    assert!(!served.contains(&"strlen"), "the model serves strlen: {served:?}");
+}
+
 macro_rules! fixtures {
     ($($name:ident => $rel:literal,)*) => {
         $(#[test] fn $name() { check($rel); })*
@@ -297,6 +324,10 @@ fixtures! {
     posix_sscanf_floats => "posix/sscanf_floats.c",
     posix_sym_files => "posix/sym_files.c",
     posix_strtod_arg => "posix/strtod_arg.c",
+    musl_getopt_long => "musl/getopt_long.c",
+    musl_strsep_arg => "musl/strsep_arg.c",
+    musl_syscall_unmodelled => "musl/syscall_unmodelled.c",
+    musl_tail_functions => "musl/tail_functions.c",
     array_index => "symbolic/array_index.c",
     get_sign => "symbolic/get_sign.c",
     loops => "symbolic/loops.c",

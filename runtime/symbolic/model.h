@@ -10,4 +10,8 @@
  * nothing converts, and then nothing is stored. */
 int __psychic_scan_float(const char *text, unsigned size, void *out);
 
+/* Ends the path as a call psychic does not model, named by `what`, at the
+ * program's call (an engine special, as an undefined function's call). */
+void __psychic_unmodelled(const char *what) __attribute__((noreturn));
+
 #endif

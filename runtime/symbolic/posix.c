@@ -239,6 +239,70 @@ MODEL int close(int fd) {
   return 0;
 }
 
+/* The file A..Z a descriptor reads; stdin and the other descriptors
+ * are what the environment does not say (a terminal, a pipe?). */
+static struct vfile *named_file(int fd) {
+  struct vfile *v = vfile_of_fd(fd);
+  if (v == &vstdin)
+    __psychic_unmodelled("a seek or stat of stdin");
+  if (!v && fd >= 0 && fd < FIRST_FD)
+    __psychic_unmodelled("a seek or stat of stdout or stderr");
+  return v;
+}
+
+/* Moves the descriptor's offset; what stdio buffered is dropped, as after
+ * glibc's fseek. */
+MODEL off_t lseek(int fd, off_t off, int whence) {
+  struct vfile *v = named_file(fd);
+  off_t at;
+  if (!v) {
+    errno = EBADF;
+    return -1;
+  }
+  at = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (off_t)v->raw : (off_t)v->size;
+  if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (off < -at || off > (off_t)0x7fffffff - at) {
+    errno = EINVAL;
+    return -1;
+  }
+  at += off;
+  v->raw = v->pos = v->buffered = (unsigned)at;
+  v->eof = 0;
+  return at;
+}
+
+/* A regular file of the symbolic size: what the native replay writes. */
+static void file_stat(const struct vfile *v, struct stat *st) {
+  memset(st, 0, sizeof *st);
+  st->st_mode = S_IFREG | 0644;
+  st->st_nlink = 1;
+  st->st_size = (off_t)v->size;
+  st->st_blksize = 4096;
+}
+
+MODEL int fstat(int fd, struct stat *st) {
+  struct vfile *v = named_file(fd);
+  if (!v) {
+    errno = EBADF;
+    return -1;
+  }
+  file_stat(v, st);
+  return 0;
+}
+
+MODEL int stat(const char *restrict path, struct stat *restrict st) {
+  int k = file_index(path);
+  if (k < 0) {
+    errno = ENOENT;
+    return -1;
+  }
+  file_stat(&vfiles[k], st);
+  return 0;
+}
+
 MODEL ssize_t read(int fd, void *buf, size_t n) {
   struct vfile *v = vfile_of_fd(fd);
   size_t i = 0;

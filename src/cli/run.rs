@@ -9,7 +9,7 @@
 //! The program's words after `--` are recorded in every ktest's `args`
 //! (`run::Options::ktest_args`), as KLEE does.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
 
@@ -20,6 +20,7 @@ use super::exec_args::{self, EnvArgs, ExecArgs};
 use crate::compile::Toolchain;
 use crate::exec::{ExecConfig, Executor, SearchKind};
 use crate::ir::Module;
+use crate::libs::{LibcUse, Libs};
 use crate::posix;
 use crate::run::{self, TestWriter};
 
@@ -73,8 +74,9 @@ pub struct RunArgs {
     /// its `__psychic_revisions`.
     #[arg(long, value_name = "N")]
     revisions: Option<u32>,
-    /// The C library: psychic's model, linked in as bitcode, or none (every
-    /// libc call but the engine's own is then an external call).
+    /// The C library: psychic's model, linked in as bitcode with musl beneath
+    /// it where the model lacks a function, or none (every libc call but the
+    /// engine's own is then an external call).
     #[arg(long, value_enum, default_value_t = Libc::Model)]
     libc: Libc,
     /// A flag for clang when the program is a C file (repeatable):
@@ -104,7 +106,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if entry == posix::POSIX_ENTRY && a.libc == Libc::None {
         bail!("the symbolic environment is part of the libc model: drop --libc none");
     }
-    let module = load(&a)?;
+    let (module, libc) = load(&a)?;
     if entry == posix::POSIX_ENTRY && module.entry("main").is_err() {
         bail!("{}: no function `main` to start the symbolic environment in", a.program.display());
     }
@@ -142,6 +144,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         }
     };
     writer.console.message(&format!("output directory is \"{}\"", run::display_dir(&out.path)));
+    writer.console.message(&format!("libc: {libc}"));
     for w in &module.warnings {
         writer.console.message(&format!("WARNING: {w}"));
     }
@@ -158,8 +161,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 }
 
 /// The program as the engine runs it: compiled if it is C, linked with the
-/// libc model unless `--libc none`.
-fn load(a: &RunArgs) -> Result<Module> {
+/// libc model (and musl beneath it, `crate::libs`) unless `--libc none`;
+/// with which libraries served it.
+fn load(a: &RunArgs) -> Result<(Module, LibcUse)> {
     let is_c = a.program.extension().is_some_and(|e| e == "c");
     let scratch = tempfile::Builder::new()
         .prefix("psychic-run-")
@@ -185,11 +189,10 @@ fn load(a: &RunArgs) -> Result<Module> {
         _ => a.program.clone(),
     };
     let libs = match (&tc, a.libc) {
-        (Some(tc), Libc::Model) => tc.libc_model_cached(scratch.path())?,
-        _ => Vec::new(),
+        (Some(tc), Libc::Model) => Libs::prepare(tc, scratch.path())?,
+        _ => Libs::none(),
     };
-    let libs: Vec<&Path> = libs.iter().map(PathBuf::as_path).collect();
-    Ok(Module::load_linked(&bitcode, &libs)?)
+    Ok(libs.load(&bitcode, &[])?)
 }
 
 /// The command line as a shell would take it back.

@@ -69,6 +69,7 @@ pub use revset::{MAX_REVISIONS, RevSet};
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use seeds::SeedInbox;
 pub use slab::Slab;
+pub use special::engine_provides;
 pub use state::ExecutionState;
 
 use crate::expr::ExprPool;

@@ -48,6 +48,9 @@ pub(super) enum Handler {
     /// hex, NaN payloads, long double). The text is made concrete and
     /// converted by the host's glibc, which the native replay runs.
     ParseFloat,
+    /// `__psychic_unmodelled(what)`: the libc model met a call it does not
+    /// model (a system call of musl's); the path ends as an unmodelled call.
+    Unmodelled,
     IsSymbolic,
     IsReplay,
     PreferCex,
@@ -161,6 +164,12 @@ impl Libm {
     }
 }
 
+/// Whether the engine itself implements `name`: no library may define it,
+/// or its body would hide the engine's.
+pub fn engine_provides(name: &str) -> bool {
+    Handler::lookup(name) != Handler::Unknown
+}
+
 impl Handler {
     pub(super) fn lookup(name: &str) -> Handler {
         use Handler::*;
@@ -174,6 +183,7 @@ impl Handler {
             "klee_report_error" => ReportError,
             "__psychic_model_error" => ModelError,
             "__psychic_parse_float" => ParseFloat,
+            "__psychic_unmodelled" => Unmodelled,
             "klee_is_symbolic" => IsSymbolic,
             "klee_is_replay" => IsReplay,
             "klee_prefer_cex" => PreferCex,
@@ -337,9 +347,14 @@ impl Executor<'_> {
                 }
                 return Err(Stop::Halt(Box::new(t)));
             }
-            Handler::ModelError => {
-                let msg = self.string_arg(st, &arg(0), "model error message")?;
-                let mut t = self.error_termination(st, ErrorKind::User("model".into()), msg);
+            Handler::ModelError | Handler::Unmodelled => {
+                let (kind, msg) = if *h == Handler::Unmodelled {
+                    let what = self.string_arg(st, &arg(0), "unmodelled call")?;
+                    (ErrorKind::External, format!("call to {what}, which psychic does not model"))
+                } else {
+                    (ErrorKind::User("model".into()), self.string_arg(st, &arg(0), "model error message")?)
+                };
+                let mut t = self.error_termination(st, kind, msg);
                 // Point at the program's call, not into the model.
                 if let Termination::Error { location, .. } = &mut t
                     && let Some(caller) = self.program_location(st)

@@ -86,6 +86,23 @@ pub fn globals(m: LLVMModuleRef) -> Vec<V> {
     chain(unsafe { LLVMGetFirstGlobal(m) }, |g| unsafe { LLVMGetNextGlobal(g) })
 }
 
+pub fn aliases(m: LLVMModuleRef) -> Vec<V> {
+    chain(unsafe { LLVMGetFirstGlobalAlias(m) }, |a| unsafe { LLVMGetNextGlobalAlias(a) })
+}
+
+/// Whether a global is visible only in its own module (`static`).
+pub fn is_local(g: V) -> bool {
+    use inkwell::llvm_sys::LLVMLinkage::{LLVMInternalLinkage, LLVMPrivateLinkage};
+    matches!(unsafe { LLVMGetLinkage(g) }, LLVMInternalLinkage | LLVMPrivateLinkage)
+}
+
+/// Whether the module holds top-level (`asm(...)` outside functions) assembly.
+pub fn has_module_asm(m: LLVMModuleRef) -> bool {
+    let mut len = 0usize;
+    unsafe { LLVMGetModuleInlineAsm(m, &mut len) };
+    len > 0
+}
+
 pub fn blocks(f: V) -> Vec<LLVMBasicBlockRef> {
     let mut out = Vec::new();
     let mut b = unsafe { LLVMGetFirstBasicBlock(f) };

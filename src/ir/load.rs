@@ -48,10 +48,14 @@ pub enum LoadError {
 /// Loads `paths[0]` and links the others into it (weak definitions yield).
 pub(super) fn load(paths: &[&Path]) -> Result<Module, LoadError> {
     let ctx = Context::create();
-    let module = linked(&ctx, paths)?;
+    Ok(translate(&linked(&ctx, paths)?))
+}
+
+/// A linked LLVM module in psychic's IR.
+pub(super) fn translate(module: &inkwell::module::Module) -> Module {
     let mut t = Translator::new(module.as_mut_ptr());
     t.run();
-    Ok(t.out)
+    t.out
 }
 
 /// The functions the program of `paths` (linked) declares and does not
@@ -66,7 +70,10 @@ pub(super) fn declarations(paths: &[&Path]) -> Result<Vec<String>, LoadError> {
 }
 
 /// `paths[0]` with the others linked into it.
-fn linked<'c>(ctx: &'c Context, paths: &[&Path]) -> Result<inkwell::module::Module<'c>, LoadError> {
+pub(super) fn linked<'c>(
+    ctx: &'c Context,
+    paths: &[&Path],
+) -> Result<inkwell::module::Module<'c>, LoadError> {
     let (first, rest) = paths.split_first().expect("at least one bitcode file");
     let module = parse(ctx, first)?;
     for p in rest {
@@ -77,7 +84,7 @@ fn linked<'c>(ctx: &'c Context, paths: &[&Path]) -> Result<inkwell::module::Modu
     Ok(module)
 }
 
-fn parse<'c>(ctx: &'c Context, path: &Path) -> Result<inkwell::module::Module<'c>, LoadError> {
+pub(super) fn parse<'c>(ctx: &'c Context, path: &Path) -> Result<inkwell::module::Module<'c>, LoadError> {
     let buf = MemoryBuffer::create_from_file(path)
         .map_err(|e| LoadError::Read { path: path.to_path_buf(), msg: e.to_string() })?;
     if !buf.as_slice().starts_with(b"BC\xC0\xDE") && !buf.as_slice().starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {

@@ -12,14 +12,18 @@
 //! `InstId` per function. Parameters take the first register slots. Types carry
 //! their layout from the module's data layout (store and alloc size, alignment,
 //! struct field offsets). `Module::load_linked` links the libc model's bitcode
-//! before translation. How bitcode becomes this is in `load`.
+//! before translation; `Module::load_with_archive` then links an archive's
+//! members the way a static link does (`archive`). How bitcode becomes this
+//! is in `load`.
 
+mod archive;
 pub mod cfg;
 mod llvm;
 mod load;
 
 /// The float vocabulary is the expression DAG's, whose `float` module defines its semantics.
 pub use crate::expr::float::{FBinOp, FKind, FPred, FUnary};
+pub use archive::{Archive, Pulled};
 pub use load::LoadError;
 
 use std::collections::HashMap;

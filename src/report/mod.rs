@@ -65,6 +65,10 @@ pub struct Report {
     /// verdict holds on.
     #[serde(default)]
     pub domain: String,
+    /// Which C library served the program's calls under the engine: the
+    /// libc model, and what musl served beneath it.
+    #[serde(default)]
+    pub libc: crate::libs::LibcUse,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -164,6 +164,7 @@ pub fn summary(r: &Report) -> String {
         }
     }
     coverage(r, &mut s);
+    let _ = writeln!(s, "libc: {}", r.libc);
     let t = &st.seconds;
     let _ = writeln!(
         s,

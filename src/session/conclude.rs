@@ -74,6 +74,7 @@ pub(super) fn conclude(
         cluster_verdicts: Vec::new(),
         coverage: ex.summary.coverage.clone(),
         domain: plan.command.domain(),
+        libc: ex.libc.clone(),
         stats: stats(&ex, times),
     };
     report.stats.tree_optimal = tree.as_ref().is_none_or(|t| t.optimal);

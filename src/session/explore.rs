@@ -16,6 +16,7 @@ use crate::diff::{DiffConfig, Differentiator};
 use crate::exec::{self, Control, ExecConfig, Executor, HaltContext, HaltObserver, HaltedPath, RunSummary};
 use crate::fuzz::{FuzzConfig, FuzzStats, Fuzzer};
 use crate::ktest::KTest;
+use crate::libs::LibcUse;
 use crate::posix;
 
 /// What exploration left for the conclusion.
@@ -23,6 +24,8 @@ pub(super) struct Explored<'a> {
     pub diff: Differentiator<'a>,
     pub summary: RunSummary,
     pub fuzzing: Option<FuzzStats>,
+    /// Which C library served the program.
+    pub libc: LibcUse,
 }
 
 /// Runs the engine with the differentiator and, where it can run, fuzzing;
@@ -34,7 +37,7 @@ pub(super) fn explore<'a>(
     out: &Path,
     watch: &dyn Watch,
 ) -> Result<Explored<'a>> {
-    let module = b.module()?;
+    let (module, libc) = b.module()?;
     let n = s.meta.revisions.len();
     let argv: Vec<String> =
         std::iter::once("meta.bc".to_string()).chain(plan.command.words().iter().cloned()).collect();
@@ -109,7 +112,7 @@ pub(super) fn explore<'a>(
             plan.orig.display()
         );
     }
-    Ok(Explored { diff, summary, fuzzing })
+    Ok(Explored { diff, summary, fuzzing, libc })
 }
 
 /// The engine's configuration: the plan's, with what the program decides

@@ -129,13 +129,23 @@ pub fn run(plan: &Plan, watch: &dyn Watch) -> Result<Outcome> {
     // A project's first build is counted apart: the budget is for psychic's
     // work, which later runs, with the build cached, do again.
     let first_build = s.project.as_ref().filter(|p| p.capture.fresh).map(|p| p.capture.build_time);
+    if let Some(took) = first_build {
+        watch.advise(&format!(
+            "the project's first build took {:.1} s, not counted in --max-time; later runs reuse it",
+            took.as_secs_f64()
+        ));
+    }
+    // So is musl's, once per machine (`crate::libs`).
+    let musl_build = s.tc.musl_cached()?.and_then(|m| m.built_in);
+    if let Some(took) = musl_build {
+        watch.advise(&format!(
+            "building musl to bitcode took {:.1} s, not counted in --max-time; later runs reuse it",
+            took.as_secs_f64()
+        ));
+    }
     let shifted;
-    let plan = match first_build {
+    let plan = match first_build.into_iter().chain(musl_build).reduce(|a, b| a + b) {
         Some(took) => {
-            watch.advise(&format!(
-                "the project's first build took {:.1} s, not counted in --max-time; later runs reuse it",
-                took.as_secs_f64()
-            ));
             shifted =
                 Plan { budget: Budget::new(plan.budget.start + took, plan.budget.limit), ..plan.clone() };
             &shifted

@@ -25,6 +25,7 @@ use super::project::{self, ProjectBuild, ProjectSources};
 use super::{Plan, Watch};
 use crate::compile::{self, CompileError, NativeKind, NativeOptions, Toolchain};
 use crate::ir::Module;
+use crate::libs::{LibcUse, Libs};
 use crate::unify;
 
 /// The revisions and their meta program.
@@ -90,8 +91,9 @@ pub(super) struct Builds {
     pub perturbed: PathBuf,
     /// The fuzz build, unless fuzzing does not run (and why not).
     pub fuzz_server: Result<PathBuf, String>,
-    /// The libc model's bitcode (psychic's cache, or `_scratch` without one).
-    pub libc: Vec<PathBuf>,
+    /// The libc model (its bitcode from psychic's cache, or in `_scratch`
+    /// without one) and musl beneath it.
+    pub libc: Libs,
     /// How a project's native builds are made (none: `meta.c` alone).
     project: Option<ProjectBuild>,
     _scratch: tempfile::TempDir,
@@ -131,7 +133,7 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
         None
     };
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
-    let libc = s.tc.libc_model_cached(scratch.path())?;
+    let libc = Libs::with_musl(&s.tc, s.tc.libc_model_cached(scratch.path())?)?;
     let mut b = Builds {
         meta_files,
         bitcode,
@@ -175,12 +177,12 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
 }
 
 impl Builds {
-    /// The meta program's bitcode linked with the libc model, as the engine
-    /// runs it.
-    pub fn module(&self) -> Result<Module> {
+    /// The meta program's bitcode linked with the libc model and musl
+    /// beneath it, as the engine runs it, and which served what.
+    pub fn module(&self) -> Result<(Module, LibcUse)> {
         let (program, units) = self.bitcode.split_first().expect("a program has a unit");
-        let libs: Vec<&Path> = units.iter().chain(&self.libc).map(PathBuf::as_path).collect();
-        Ok(Module::load_linked(program, &libs)?)
+        let units: Vec<&Path> = units.iter().map(PathBuf::as_path).collect();
+        Ok(self.libc.load(program, &units)?)
     }
 
     /// A native build of the meta program into `target`.

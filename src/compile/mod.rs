@@ -15,6 +15,11 @@
 //! `~/.cache/psychic`): an entry is built aside and renamed into place, lists its
 //! files in link order in `manifest`, and is never changed; without a usable
 //! cache the model is compiled into the run's scratch directory.
+//! `Toolchain::musl_cached` builds musl beneath it (`musl`).
+
+mod musl;
+
+pub use musl::{MUSL_VERSION, MuslBuild, musl_source};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
