@@ -63,7 +63,8 @@ pub fn capture_in(cache: &Path, dir: &Path, program: &Path, build: &str) -> Resu
         Some(b) => b,
         None => build_fresh(&dir, &entry, build, fingerprint, &before)?,
     };
-    let saved = entry.join(format!("program-{:016x}.json", cache_key(&program)));
+    // `-2`: a capture saved before `Link::archives` is derived again.
+    let saved = entry.join(format!("program-2-{:016x}.json", cache_key(&program)));
     if let Some(c) = read_json::<Capture>(&saved).filter(|_| !fresh) {
         return Ok(Capture { fresh, build_time: built.build_time, ..c });
     }
@@ -417,7 +418,8 @@ fn derive(
         let source = src.strip_prefix(tree).unwrap_or(src).to_path_buf();
         units.push(Unit { source, dir: call.cwd.clone(), flags, object, headers });
     }
-    Ok((units, Link { flags: argv::link_flags(&link.args, &link.cwd, tree) }))
+    let archives = argv::link_archives(&link.args, &link.cwd, tree);
+    Ok((units, Link { flags: argv::link_flags(&link.args, &link.cwd, tree), archives }))
 }
 
 /// The objects the link of PATH loads, in order, archive members resolved

@@ -269,7 +269,12 @@ pub(super) fn bitcode(
         bitcode.push(bc);
         units.push(unit);
     }
-    let build = ProjectBuild { units, tree: c.tree.clone(), link_flags: c.link.flags.clone(), cache };
+    // The project's archives come after the objects, before the other flags,
+    // as in the project's link: they give the members a unit compiled
+    // without optimisation calls that the original link never loaded.
+    let link_flags =
+        c.link.archives.iter().map(|a| a.display().to_string()).chain(c.link.flags.iter().cloned()).collect();
+    let build = ProjectBuild { units, tree: c.tree.clone(), link_flags, cache };
     Ok((meta_files, bitcode, build))
 }
 
