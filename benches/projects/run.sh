@@ -194,7 +194,10 @@ rows=$WORK/rows.md
 declare -A first_build=()
 n_fix=0 n_fix_sep=0 n_fix_fast=0 n_same=0 n_same_ok=0
 
-while IFS=$'\t' read -r id project kind reponame commit paths program words; do
+# The table is read whole first: a run takes hours, and the file may change.
+mapfile -t lines <"$CASES"
+for line in "${lines[@]}"; do
+  IFS=$'\t' read -r id project kind reponame commit paths program words <<<"$line"
   case $id in '#'* | '') continue ;; esac
   selected "$id" "$project" || continue
   tree=$(source_tree "$project") || exit 2
@@ -264,7 +267,7 @@ while IFS=$'\t' read -r id project kind reponame commit paths program words; do
   fi
   [ "$applied" = clean ] || result="$result; diff: $applied"
   echo "| $id | $kind | $reponame $short | \`$program $(md "$words")\` | $(md "$result") | partial=$partial | $secs | $(md "${stopped:0:200}") |" >>"$rows"
-done <"$CASES"
+done
 
 {
   echo "# psychic diff-patches --project on upstream fixes"
