@@ -227,6 +227,20 @@ impl Toolchain {
         run(cmd, src)
     }
 
+    /// The macros defined once `src` is preprocessed with the unit's flags,
+    /// as `#define` lines (`-E -dM`): what its headers' macros expand to,
+    /// for the grammar where it cannot read one unexpanded.
+    pub fn unit_macros(&self, src: &Path, unit: &UnitFlags) -> Result<String, CompileError> {
+        let mut cmd = self.unit_command(unit);
+        cmd.args(["-E", "-dM"]).arg(src);
+        let output = cmd.output().map_err(|err| CompileError::Io { file: src.to_path_buf(), err })?;
+        if !output.status.success() {
+            let diagnostics = String::from_utf8_lossy(&output.stderr).into_owned();
+            return Err(CompileError::Failed { file: src.to_path_buf(), diagnostics });
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
     /// Parses and type-checks `src` without generating code: the quickest way to
     /// learn whether it compiles.
     pub fn syntax_check(&self, src: &Path) -> Result<(), CompileError> {

@@ -265,6 +265,21 @@ pub(crate) fn link_flags(args: &[String], dir: &Path, tree: &Path) -> Vec<String
     out
 }
 
+/// The archives inside `tree` that a link (`args`, run in `dir`) names as
+/// operands, absolute, each once, in order.
+pub(crate) fn link_archives(args: &[String], dir: &Path, tree: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for w in words(args) {
+        if let Word::Operand(o) = w {
+            let abs = absolute(dir, o);
+            if o.ends_with(".a") && abs.starts_with(tree) && !out.contains(&abs) {
+                out.push(abs);
+            }
+        }
+    }
+    out
+}
+
 /// The link's arguments with its output sent to `output` and the linker
 /// asked to name every object and archive member it loads (GNU ld prints
 /// archive members only when `--trace` is given twice).
@@ -400,6 +415,14 @@ mod tests {
             Path::new("/t/sub"),
         );
         assert_eq!(f, v("-I/t/sub/include -I /t/x -DX=1 -O1 -include cfg.h -Wall"));
+    }
+
+    #[test]
+    fn link_archives_are_the_projects_own() {
+        let t = Path::new("/t");
+        let args = v("-g -o p main.o ../lib/libx.a lib/liby.a /usr/lib/libz.a lib/liby.a -lm");
+        let a = link_archives(&args, &t.join("src"), t);
+        assert_eq!(a, [PathBuf::from("/t/lib/libx.a"), PathBuf::from("/t/src/lib/liby.a")]);
     }
 
     #[test]

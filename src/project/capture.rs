@@ -63,7 +63,8 @@ pub fn capture_in(cache: &Path, dir: &Path, program: &Path, build: &str) -> Resu
         Some(b) => b,
         None => build_fresh(&dir, &entry, build, fingerprint, &before)?,
     };
-    let saved = entry.join(format!("program-{:016x}.json", cache_key(&program)));
+    // `-2`: a capture saved before `Link::archives` is derived again.
+    let saved = entry.join(format!("program-2-{:016x}.json", cache_key(&program)));
     if let Some(c) = read_json::<Capture>(&saved).filter(|_| !fresh) {
         return Ok(Capture { fresh, build_time: built.build_time, ..c });
     }
@@ -118,7 +119,7 @@ fn build_fresh(
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     install_wrappers(&bin, &log, &path)?;
-    let command = format!("{build}{}", make_overrides(&tree, build, &bin, &log)?);
+    let command = format!("{build}{}", make_overrides(dir, &tree, build, &bin, &log)?);
     let mut new_path = vec![bin.clone()];
     new_path.extend(std::env::split_paths(&path));
     let new_path = std::env::join_paths(new_path).unwrap_or(path);
@@ -249,21 +250,37 @@ fn install_wrappers(bin: &Path, log: &Path, path: &std::ffi::OsStr) -> Result<()
 
 /// Make variables that name a tool by absolute path (`CC = /usr/bin/gcc
 /// -std=gnu11`), which `PATH` cannot catch: each is overridden on make's
-/// command line with a wrapper of the same tool, its flags kept. Only for a
+/// command line with a wrapper of the same tool, its flags kept. And the
+/// variables by which a configured automake tree names itself absolutely
+/// (`abs_top_builddir = DIR`, `abs_top_srcdir`; the same in every Makefile of
+/// the tree), which would send the copy's build to DIR: coreutils' man pages
+/// run `$(abs_top_builddir)/src/PROG`, which DIR does not have. Only for a
 /// build that is one plain `make` command; the rest is `PATH`'s.
-fn make_overrides(tree: &Path, build: &str, bin: &Path, log: &Path) -> Result<String, ProjectError> {
+fn make_overrides(
+    dir: &Path,
+    tree: &Path,
+    build: &str,
+    bin: &Path,
+    log: &Path,
+) -> Result<String, ProjectError> {
     let words = argv::shell_words(build);
     let is_make =
         words.first().and_then(|w| Path::new(w).file_name()).is_some_and(|n| n == "make" || n == "gmake");
     if !is_make || build.contains([';', '&', '|', '<', '>', '`', '$', '(', '\n']) {
         return Ok(String::new());
     }
-    let Some(text) =
-        ["GNUmakefile", "makefile", "Makefile"].iter().find_map(|m| std::fs::read(tree.join(m)).ok())
-    else {
+    // Every one of make's makefiles that the tree has, in make's order: a
+    // GNUmakefile (coreutils', grep's: gnulib's maintainer rules) includes
+    // the Makefile that configure wrote, where the assignments are.
+    let texts: Vec<String> = ["GNUmakefile", "makefile", "Makefile"]
+        .iter()
+        .filter_map(|m| std::fs::read(tree.join(m)).ok())
+        .map(|t| String::from_utf8_lossy(&t).into_owned())
+        .collect();
+    if texts.is_empty() {
         return Ok(String::new());
-    };
-    let text = String::from_utf8_lossy(&text);
+    }
+    let text = texts.join("\n");
     let mut out = String::new();
     for (var, kind) in [("CC", "cc"), ("AR", "ar")] {
         // The last plain assignment wins, as in make.
@@ -279,7 +296,28 @@ fn make_overrides(tree: &Path, build: &str, bin: &Path, log: &Path) -> Result<St
         out.push(' ');
         out.push_str(&argv::shell_quote(&format!("{var}={}{rest}", w.display())));
     }
+    for (var, value) in self_references(&text, dir, tree) {
+        out.push(' ');
+        out.push_str(&argv::shell_quote(&format!("{var}={value}")));
+    }
     Ok(out)
+}
+
+/// Automake's `abs_top_builddir` and `abs_top_srcdir` where the makefile
+/// `text` sets them to DIR or below it, each with its value moved into the
+/// copy `tree`.
+fn self_references(text: &str, dir: &Path, tree: &Path) -> Vec<(&'static str, String)> {
+    let dir = dir.display().to_string();
+    let mut out = Vec::new();
+    for var in ["abs_top_builddir", "abs_top_srcdir"] {
+        let Some(value) = text.lines().rev().find_map(|l| assigned(l, var)) else { continue };
+        let rest =
+            if value == dir { Some("") } else { value.strip_prefix(&dir).filter(|r| r.starts_with('/')) };
+        if let Some(rest) = rest {
+            out.push((var, format!("{}{rest}", tree.display())));
+        }
+    }
+    out
 }
 
 /// The value of `VAR = value` (or `:=`, `?=`) on this makefile line.
@@ -380,7 +418,8 @@ fn derive(
         let source = src.strip_prefix(tree).unwrap_or(src).to_path_buf();
         units.push(Unit { source, dir: call.cwd.clone(), flags, object, headers });
     }
-    Ok((units, Link { flags: argv::link_flags(&link.args, &link.cwd, tree) }))
+    let archives = argv::link_archives(&link.args, &link.cwd, tree);
+    Ok((units, Link { flags: argv::link_flags(&link.args, &link.cwd, tree), archives }))
 }
 
 /// The objects the link of PATH loads, in order, archive members resolved
@@ -535,6 +574,35 @@ mod tests {
         assert_eq!(assigned("CC:=gcc", "CC"), Some("gcc"));
         assert_eq!(assigned("CCLD = $(CC)", "CC"), None);
         assert_eq!(assigned("CFLAGS = -O2", "CC"), None);
+    }
+
+    #[test]
+    fn automake_self_references_move_into_the_copy() {
+        let text = "abs_builddir = /p/x\nabs_top_builddir = /p/x\nabs_top_srcdir = /p/x/src\n\
+                    abs_srcdir = /p/x\ntop_builddir = .\n";
+        let got = self_references(text, Path::new("/p/x"), Path::new("/c/tree"));
+        assert_eq!(
+            got,
+            [("abs_top_builddir", "/c/tree".to_string()), ("abs_top_srcdir", "/c/tree/src".to_string())]
+        );
+        // A path that only starts like DIR, and a tree configured elsewhere, stay.
+        assert!(self_references("abs_top_builddir = /p/xy\n", Path::new("/p/x"), Path::new("/c")).is_empty());
+        assert!(self_references("abs_top_srcdir = /q\n", Path::new("/p/x"), Path::new("/c")).is_empty());
+    }
+
+    #[test]
+    fn overrides_read_the_makefile_a_gnumakefile_includes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (tree, bin, log) = (tmp.path().join("tree"), tmp.path().join("bin"), tmp.path().join("log"));
+        for d in [&tree, &bin, &log] {
+            std::fs::create_dir(d).unwrap();
+        }
+        std::fs::write(tree.join("GNUmakefile"), "include Makefile\n").unwrap();
+        std::fs::write(tree.join("Makefile"), "CC = /bin/sh -std=gnu11\nabs_top_builddir = /p/x\n").unwrap();
+        let got = make_overrides(Path::new("/p/x"), &tree, "make -j2", &bin, &log).unwrap();
+        let cc = bin.join("psychic-cc");
+        assert_eq!(got, format!(" 'CC={} -std=gnu11' abs_top_builddir={}", cc.display(), tree.display()));
+        assert!(cc.is_file());
     }
 
     #[test]

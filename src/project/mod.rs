@@ -102,6 +102,13 @@ pub struct Link {
     /// The link's flags and libraries other than the units' objects and the
     /// project's own archives (for example -lm, -pthread, -Wl,...); no -o.
     pub flags: Vec<String>,
+    /// The project's own archives the link named (absolute, inside `tree`),
+    /// in its order: a native build links them after its objects, for the
+    /// members the original link did not load but a unit compiled without
+    /// optimisation needs (gnulib's `c_isdigit`, inlined at -O2, is called
+    /// at -O0).
+    #[serde(default)]
+    pub archives: Vec<PathBuf>,
 }
 
 /// One source file that some revision changes: its unit and its text in

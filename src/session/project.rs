@@ -77,6 +77,7 @@ pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result
         .map(|i| TouchedFile {
             source: ps.source(i).display().to_string(),
             sources: ps.touched[i].sources.clone(),
+            macros: header_macros(&tc, &ps, i),
         })
         .collect();
     let meta = unify::unify_project(revisions, &files)?;
@@ -94,6 +95,17 @@ pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result
         })
         .collect();
     Ok(Sources { sources, meta, tc, checked, unified, project: Some(ps) })
+}
+
+/// The macros the original of touched file `i` has defined once its
+/// headers are read, for unify where the grammar cannot read one of them
+/// unexpanded; none if clang cannot tell (unify then reports the syntax
+/// error it meets).
+fn header_macros(tc: &Toolchain, ps: &ProjectSources, i: usize) -> String {
+    let unit = ps.touched[i].unit;
+    let flags = flags_at(&ps.capture, unit);
+    let flags = UnitFlags { dir: &ps.capture.units[unit].dir, flags: &flags };
+    tc.unit_macros(&ps.capture.tree.join(ps.source(i)), &flags).unwrap_or_default()
 }
 
 /// The flags a unit's meta file (or a revision of its source) compiles
@@ -268,7 +280,12 @@ pub(super) fn bitcode(
         bitcode.push(bc);
         units.push(unit);
     }
-    let build = ProjectBuild { units, tree: c.tree.clone(), link_flags: c.link.flags.clone(), cache };
+    // The project's archives come after the objects, before the other flags,
+    // as in the project's link: they give the members a unit compiled
+    // without optimisation calls that the original link never loaded.
+    let link_flags =
+        c.link.archives.iter().map(|a| a.display().to_string()).chain(c.link.flags.iter().cloned()).collect();
+    let build = ProjectBuild { units, tree: c.tree.clone(), link_flags, cache };
     Ok((meta_files, bitcode, build))
 }
 

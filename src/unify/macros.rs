@@ -34,8 +34,18 @@ struct Macro {
 
 /// `rev` as the grammar can read it: directive lines tidied, then the
 /// macro invocations its parse trips over expanded.
+#[cfg(test)]
 pub(crate) fn prepare(rev: Rev) -> Rev {
-    expand(tidy_directives(rev))
+    prepare_with(rev, "")
+}
+
+/// [`prepare`], where the macros of `header_macros` (`#define` lines, as
+/// `clang -E -dM` prints them) are in force from the file's first line: a
+/// header's macro that the parse trips over (gnulib's `ATTRIBUTE_PURE`
+/// before a function, `_GL_ATTRIBUTE_PURE` after its return type) expands
+/// as clang would expand it.
+pub(crate) fn prepare_with(rev: Rev, header_macros: &str) -> Rev {
+    expand(tidy_directives(rev), header_macros)
 }
 
 /// Removes from directive lines what the preprocessor ignores and the
@@ -91,11 +101,12 @@ fn include_end(rest: &str) -> Option<usize> {
 }
 
 /// `rev`, with the macro invocations its parse trips over expanded.
-fn expand(rev: Rev) -> Rev {
+fn expand(rev: Rev, header_macros: &str) -> Rev {
     if !rev.tree.root_node().has_error() {
         return rev;
     }
-    let macros = definitions(&rev);
+    let mut macros = header_definitions(header_macros, &rev.text);
+    macros.extend(definitions(&rev));
     if macros.is_empty() {
         return rev;
     }
@@ -126,6 +137,45 @@ fn region_of(bad: Node) -> Range<usize> {
     }
     let start = stmt.prev_sibling().map_or(stmt.start_byte(), |s| s.start_byte());
     start..stmt.end_byte().max(bad.end_byte())
+}
+
+/// The definitions of `header_macros` that `text` can reach (their names
+/// occur in it, or in the bodies of those it reaches), in force from its
+/// start (a file's own definition of a name comes later and wins).
+fn header_definitions(header_macros: &str, text: &str) -> Vec<Macro> {
+    use std::collections::{HashMap, HashSet};
+    if header_macros.is_empty() {
+        return Vec::new();
+    }
+    let words = |s: &'_ str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let by_name: HashMap<&str, &str> = header_macros
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("#define ")?;
+            let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            Some((&rest[..end], l))
+        })
+        .collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut todo = words(text);
+    let mut used = String::new();
+    while let Some(w) = todo.pop() {
+        if !seen.insert(w.clone()) {
+            continue;
+        }
+        if let Some(line) = by_name.get(w.as_str()) {
+            used.push_str(line);
+            used.push('\n');
+            todo.extend(words(line));
+        }
+    }
+    let defs = Rev::new(0, "<headers>".to_string(), used);
+    definitions(&defs).into_iter().map(|m| Macro { defined_at: 0, ..m }).collect()
 }
 
 /// The revision's `#define`s, in order.
@@ -397,6 +447,28 @@ mod tests {
         );
         assert!(!rev.tree.root_node().has_error());
         assert_eq!(definitions(&rev).iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["DEBUG", "N"]);
+    }
+
+    #[test]
+    fn header_macros_expand_through_each_other_where_the_parse_fails() {
+        // gnulib's attribute macros, as `clang -E -dM` prints them for a
+        // coreutils unit: ATTRIBUTE_PURE names another header's macro.
+        let headers = "#define ATTRIBUTE_PURE _GL_ATTRIBUTE_PURE\n\
+                       #define _GL_ATTRIBUTE_PURE __attribute__ ((__pure__))\n\
+                       #define UNUSED_ELSEWHERE 1\n#define N 7\n";
+        let src = "ATTRIBUTE_PURE\nstatic int\nf (int x)\n{\n  return x + N;\n}\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        // Only what the parse needed expands; N stays as written.
+        assert_eq!(rev.text, "__attribute__ ((__pure__))\nstatic int\nf (int x)\n{\n  return x + N;\n}\n");
+        // A file that parses is left alone, and without headers nothing expands.
+        let fine = "static int g (void) { return N; }\n";
+        assert_eq!(prepare_with(Rev::new(0, "t.c".into(), fine.into()), headers).text, fine);
+        assert!(prepare(Rev::new(0, "t.c".into(), src.into())).tree.root_node().has_error());
+        // A file's own definition comes after the headers' and wins.
+        let own = "#define ATTRIBUTE_PURE\nATTRIBUTE_PURE\nstatic int h (void) { return 0; }\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), own.into()), headers);
+        assert!(!rev.text.contains("__pure__"), "{}", rev.text);
     }
 
     #[test]

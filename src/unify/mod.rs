@@ -164,11 +164,17 @@ pub fn encode(text: &str) -> Vec<u8> {
 /// Merges the revisions into one meta program (see the module documentation
 /// and ARCHITECTURE.md for the contract it meets).
 pub fn unify(sources: &[RevisionSource]) -> Result<MetaProgram, UnifyError> {
-    unify_part(sources, Part::WHOLE)
+    unify_part(sources, Part::WHOLE, "")
 }
 
 /// [`unify`], for one file of a program of several (`project::unify_project`).
-fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, UnifyError> {
+/// `header_macros`: `#define` lines of the headers' macros, which expand
+/// where the grammar cannot read past one (`macros::prepare`).
+fn unify_part(
+    sources: &[RevisionSource],
+    part: Part,
+    header_macros: &str,
+) -> Result<MetaProgram, UnifyError> {
     if sources.len() < 2 {
         let orig = sources.first().map_or_else(|| "<no input>".to_string(), |s| s.name.clone());
         return Err(UnifyError::OneRevision { orig });
@@ -176,7 +182,7 @@ fn unify_part(sources: &[RevisionSource], part: Part) -> Result<MetaProgram, Uni
     let plain: Vec<Rev> = sources
         .iter()
         .enumerate()
-        .map(|(i, s)| macros::prepare(Rev::new(i, s.name.clone(), s.text.clone())))
+        .map(|(i, s)| macros::prepare_with(Rev::new(i, s.name.clone(), s.text.clone()), header_macros))
         .collect();
     for r in &plain {
         parse::check_syntax(&r.name, &r.text, &r.tree)?;

@@ -19,6 +19,12 @@ pub struct TouchedFile {
     pub source: String,
     /// Its text in every revision, revision 0 first.
     pub sources: Vec<RevisionSource>,
+    /// The macros its headers define, as `#define` lines (`clang -E -dM`
+    /// with the unit's flags; empty if unknown): the grammar cannot read
+    /// some invocations unexpanded (gnulib's `ATTRIBUTE_PURE` before a
+    /// function), and where a parse fails these expand as the file's own
+    /// macros do.
+    pub macros: String,
 }
 
 /// Unifies every touched file; `revisions` names the whole revisions (trees
@@ -36,7 +42,7 @@ pub fn unify_project(revisions: Vec<RevisionInfo>, files: &[TouchedFile]) -> Res
     };
     for (i, f) in files.iter().enumerate() {
         let part = Part { first_site: all.sites.len() + 1, defines_revisions: i == 0 };
-        let meta = unify_part(&f.sources, part)?;
+        let meta = unify_part(&f.sources, part, &f.macros)?;
         let offset = all.line_map.len();
         let shift = |l: LineSpan| LineSpan { start: l.start + offset, end: l.end + offset };
         all.sites.extend(meta.sites.into_iter().map(|mut site| {

@@ -11,7 +11,7 @@ use crate::common::sources;
 fn touched(source: &str, texts: &[&str]) -> TouchedFile {
     let files: Vec<(String, String)> =
         texts.iter().enumerate().map(|(k, t)| (format!("rev{k}:{source}"), t.to_string())).collect();
-    TouchedFile { source: source.to_string(), sources: sources(&files) }
+    TouchedFile { source: source.to_string(), sources: sources(&files), macros: String::new() }
 }
 
 #[test]
