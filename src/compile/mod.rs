@@ -357,7 +357,8 @@ pub fn cache_key(value: &impl std::hash::Hash) -> u64 {
 }
 
 /// `each` applied to every item, as many at once as there are cores: clang
-/// runs are independent, and each uses one core. The results in item order.
+/// runs are independent, and each uses one core. The results in item order;
+/// a panic in `each` goes on in the caller.
 pub fn in_parallel<T: Sync, R: Send>(items: &[T], each: impl Fn(&T) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
@@ -375,7 +376,7 @@ pub fn in_parallel<T: Sync, R: Send>(items: &[T], each: impl Fn(&T) -> R + Sync)
                 })
             })
             .collect();
-        workers.into_iter().flat_map(|w| w.join().expect("a clang run does not panic")).collect()
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     });
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()

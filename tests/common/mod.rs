@@ -15,7 +15,6 @@ pub mod truth;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use psychic::compile::{NativeOptions, Toolchain};
@@ -66,30 +65,8 @@ pub fn listing(dir: &Path) -> std::collections::BTreeMap<PathBuf, (u64, std::tim
     out
 }
 
-/// `f` over `items` on every core, results in order.
-pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len().max(1));
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, R)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= items.len() {
-                            break out;
-                        }
-                        out.push((i, f(&items[i])));
-                    }
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("worker panicked")).collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
-}
+/// `f` over `items` on every core, in order: the library's own.
+pub use psychic::compile::in_parallel as par_map;
 
 /// Writes `text` to `path` (bytes that are not UTF-8 as they were read, see
 /// [`unify::decode`]) and builds it natively; the binary's path, or the
