@@ -24,7 +24,161 @@ use crate::ir::{Archive, LoadError, Module};
 /// call: their types differ (glibc's `regoff_t` is an `int`, musl's a
 /// `long`, and their `regex_t` differ). No member that defines one is
 /// linked; a call stays unmodelled.
-const LEFT_OUT: &[&str] = &["regcomp", "regexec", "regerror", "regfree"];
+/// glibc's `strerror_r` under `_GNU_SOURCE` returns the message, musl's
+/// (XSI's) an `int`.
+const LEFT_OUT: &[&str] = &["regcomp", "regexec", "regerror", "regfree", "strerror_r"];
+
+/// musl's public functions known to behave as glibc 2.36's in the C locale:
+/// fully specified by C and POSIX, with no room for an implementation's
+/// choice on what a program can observe, and checked against glibc's by
+/// tests/c/musl/. A proof may rest on these. Every other function musl
+/// serves is a departure (`Module::departures`): the native build runs
+/// glibc's, so a path that calls it is approximated, and no proof rests on
+/// it.
+const AGREES: &[&str] = &[
+    "a64l",
+    "bcmp",
+    "bcopy",
+    "bzero",
+    "drand48",
+    "erand48",
+    "explicit_bzero",
+    "ffs",
+    "ffsl",
+    "ffsll",
+    "getsubopt",
+    "hcreate",
+    "hdestroy",
+    "hsearch",
+    "imaxabs",
+    "imaxdiv",
+    "index",
+    "insque",
+    "isatty",
+    "jrand48",
+    "l64a",
+    "lcong48",
+    "lfind",
+    "lldiv",
+    "lrand48",
+    "lsearch",
+    "memccpy",
+    "memmem",
+    "mempcpy",
+    "mrand48",
+    "nrand48",
+    "remque",
+    "rindex",
+    "seed48",
+    "srand48",
+    "stpncpy",
+    "strcasestr",
+    "strlcat",
+    "strlcpy",
+    "strsep",
+    "strtoimax",
+    "strtoumax",
+    "swab",
+    "tdelete",
+    "tdestroy",
+    "tfind",
+    "tsearch",
+    "twalk",
+    "wcpcpy",
+    "wcpncpy",
+    "wcscat",
+    "wcschr",
+    "wcscmp",
+    "wcscpy",
+    "wcscspn",
+    "wcsdup",
+    "wcslen",
+    "wcsncat",
+    "wcsncmp",
+    "wcsncpy",
+    "wcsnlen",
+    "wcspbrk",
+    "wcsrchr",
+    "wcsspn",
+    "wcsstr",
+    "wcstok",
+    "wmemchr",
+    "wmemcmp",
+    "wmemcpy",
+    "wmemmove",
+    "wmemset",
+    "write",
+];
+
+/// Where musl is known to differ from glibc 2.36, each checked here.
+const DIVERGES: &[(&str, &str)] = &[
+    ("getopt", "prints musl's diagnostics and does not permute argv as glibc's does"),
+    ("getopt_long", "prints musl's diagnostics, not glibc's"),
+    ("getopt_long_only", "prints musl's diagnostics, not glibc's"),
+    ("strerror", "has musl's messages, not glibc's (strerror(0))"),
+    ("strerror_l", "has musl's messages, not glibc's (strerror(0))"),
+    ("strsignal", "has musl's messages, not glibc's"),
+    ("strptime", "leaves tm_wday and tm_yday as they were, where glibc computes them"),
+    ("strverscmp", "orders digits against letters otherwise than glibc's (\"1\" after \"a\")"),
+    ("basename", "is POSIX's, where a program built with glibc's <string.h> calls GNU's"),
+    ("qsort_r", "orders equal elements otherwise than glibc's merge sort"),
+    ("nl_langinfo", "names the C locale's codeset ASCII, where glibc says ANSI_X3.4-1968"),
+    ("rand_r", "is another generator than glibc's"),
+];
+
+/// The functions whose results hang on multibyte or wide characters: in the
+/// C locale musl takes the bytes 0x80-0xff as characters and classifies by
+/// Unicode, where glibc refuses them (EILSEQ) and classifies ASCII only.
+const DIVERGES_ABOVE_ASCII: &[&str] = &[
+    "btowc",
+    "mblen",
+    "mbrlen",
+    "mbrtowc",
+    "mbsnrtowcs",
+    "mbsrtowcs",
+    "mbstowcs",
+    "mbtowc",
+    "wcrtomb",
+    "wcsnrtombs",
+    "wcsrtombs",
+    "wcstombs",
+    "wctob",
+    "wctomb",
+    "iswalnum",
+    "iswalpha",
+    "iswblank",
+    "iswcntrl",
+    "iswctype",
+    "iswdigit",
+    "iswgraph",
+    "iswlower",
+    "iswprint",
+    "iswpunct",
+    "iswspace",
+    "iswupper",
+    "iswxdigit",
+    "towctrans",
+    "towlower",
+    "towupper",
+    "wcswidth",
+    "wcwidth",
+];
+
+/// Why a call to musl's public `name` may not behave as glibc's does under
+/// the native build; `None` where it is known to (`AGREES`).
+fn departure(name: &str) -> Option<String> {
+    if AGREES.contains(&name) {
+        return None;
+    }
+    let why = match DIVERGES.iter().find(|(n, _)| *n == name) {
+        Some((_, why)) => (*why).to_string(),
+        None if DIVERGES_ABOVE_ASCII.contains(&name) => {
+            "takes bytes above 0x7f otherwise than glibc's C locale".to_string()
+        }
+        None => "is not known to behave as glibc's".to_string(),
+    };
+    Some(format!("musl's {name} stands for glibc's, and {why}"))
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum LibsError {
@@ -108,7 +262,17 @@ impl Libs {
             return Ok((Module::load_linked(program, &libs)?, LibcUse { model, ..LibcUse::default() }));
         };
         let provided = |s: &str| crate::exec::engine_provides(s) || LEFT_OUT.contains(&s);
-        let (module, pulled) = Module::load_with_archive(program, &libs, archive, &provided)?;
+        let (mut module, pulled) = Module::load_with_archive(program, &libs, archive, &provided)?;
+        // Every public function of a linked member, not only those the link
+        // asked for: the program may call a member's other functions too.
+        for name in pulled.iter().flat_map(|p| &p.defines).filter(|d| !d.starts_with("__")) {
+            let Some(&f) = module.func_by_name.get(name) else { continue };
+            if module.func(f).body.is_some()
+                && let Some(why) = departure(name)
+            {
+                module.departures.insert(f, why);
+            }
+        }
         let mut musl_symbols: Vec<String> =
             pulled.into_iter().map(|p| p.symbol).filter(|s| !s.starts_with("__")).collect();
         musl_symbols.sort();
@@ -138,7 +302,19 @@ fn archive(build: &MuslBuild) -> Result<Archive, LoadError> {
 
 #[cfg(test)]
 mod tests {
-    use super::LibcUse;
+    use super::{AGREES, DIVERGES, DIVERGES_ABOVE_ASCII, LibcUse, departure};
+
+    #[test]
+    fn a_function_either_agrees_with_glibc_or_departs_with_a_reason() {
+        for n in DIVERGES.iter().map(|(n, _)| *n).chain(DIVERGES_ABOVE_ASCII.iter().copied()) {
+            assert!(!AGREES.contains(&n), "{n} both agrees and diverges");
+        }
+        assert_eq!(departure("strsep"), None);
+        let why = departure("strverscmp").unwrap();
+        assert!(why.starts_with("musl's strverscmp stands for glibc's, and orders digits"), "{why}");
+        assert!(departure("mbrtowc").unwrap().contains("above 0x7f"));
+        assert!(departure("fnmatch").unwrap().contains("not known to behave as glibc's"));
+    }
 
     #[test]
     fn the_libc_line_says_which_library_served() {

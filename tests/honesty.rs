@@ -1,6 +1,7 @@
 //! The "must not lie" corpus (`fixtures/honesty/`): patch sets where the
 //! engine approximates (an unmodelled external call, an
-//! unsupported instruction, a path deeper than `--max-depth`) or where real
+//! unsupported instruction, a path deeper than `--max-depth`, a libc
+//! function the engine runs as musl does and the native build as glibc does) or where real
 //! C trips the front end (renamed mains that fall off their end,
 //! statement-like macros, Latin-1 bytes, uninitialised reads), or where
 //! engine and native run once disagreed (an index outside its array) or the
@@ -214,4 +215,5 @@ cases! {
     an_output_that_changes_with_memory_garbage => "garbage-output",
     a_patch_behind_an_error_every_input_hits => "patch-behind-error",
     hanging_revisions_under_max_time => "hang-budget",
+    a_libc_function_musl_and_glibc_run_otherwise => "musl-departure",
 }

@@ -112,6 +112,10 @@ impl<'m> Executor<'m> {
                 format!("stack overflow ({} nested calls)", st.stack.len()),
             ));
         }
+        if let Some(why) = self.m.departures.get(&fid) {
+            // At the caller's call: where the program asked for it.
+            self.approximate(st, super::halt::ApproxKind::Libc, why.clone());
+        }
         st.frame_mut().pc += 1;
         let fixed = func.params.len();
         let mut params: Vec<Value> = vals[..fixed].to_vec();

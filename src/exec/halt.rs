@@ -212,6 +212,10 @@ pub enum ApproxKind {
     /// The path read memory it never wrote: natively garbage, which the
     /// engine takes as 0.
     Uninitialised,
+    /// A call to a library function that is not known to behave as the one
+    /// the native build runs (musl's, where glibc runs natively:
+    /// `Module::departures`): the path goes on with the engine's library.
+    Libc,
     /// An access far outside the object its address was computed from,
     /// beyond the redzones AddressSanitizer guards: natively it lands
     /// wherever the binary's layout puts it, so what follows is not known;
@@ -231,6 +235,7 @@ impl ApproxKind {
             ApproxKind::Budget => "budget",
             ApproxKind::Internal => "internal",
             ApproxKind::Uninitialised => "uninitialised",
+            ApproxKind::Libc => "libc",
             ApproxKind::Undefined => "undefined",
         }
     }

@@ -40,11 +40,13 @@ pub struct Archive {
     by_symbol: HashMap<String, usize>,
 }
 
-/// A symbol the archive served, and the member's file stem.
+/// A symbol the archive served, the member's file stem, and every symbol
+/// the member defines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pulled {
     pub symbol: String,
     pub member: String,
+    pub defines: Vec<String>,
 }
 
 impl Archive {
@@ -144,7 +146,7 @@ impl Module {
             defined.extend(m.defines.iter().cloned());
             work.extend(m.needs.iter().cloned());
             let member = m.path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-            pulled.push(Pulled { symbol: sym, member });
+            pulled.push(Pulled { symbol: sym, member, defines: m.defines.clone() });
         }
         Ok((load::translate(&module), pulled))
     }

@@ -153,6 +153,14 @@ impl Translator {
             self.out.func_by_name.insert(name.clone(), id);
             self.out.funcs.push(Function { name, params, ret, vararg, body: None });
         }
+        // A library's public name is often an alias of its internal one
+        // (musl's `weak_alias(__strerror_l, strerror_l)`): both name the
+        // same function.
+        for a in llvm::aliases(self.m) {
+            if let Some(&id) = self.funcs.get(&llvm::aliasee(a)) {
+                self.out.func_by_name.entry(llvm::name(a)).or_insert(id);
+            }
+        }
         self.layout_globals();
         for (i, &f) in fns.iter().enumerate() {
             if !llvm::is_declaration(f) {

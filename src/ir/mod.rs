@@ -504,6 +504,11 @@ pub struct Module {
     /// Problems found at load time that do not stop the run (unsupported
     /// global initializers).
     pub warnings: Vec<String>,
+    /// Library functions the engine runs where the native build runs another
+    /// library's (musl's, where glibc runs natively) that is not known to
+    /// behave alike, with why: a call to one is an approximation
+    /// (`crate::libs` decides which).
+    pub departures: HashMap<FuncId, String>,
 }
 
 impl Module {
