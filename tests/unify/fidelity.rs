@@ -133,8 +133,8 @@ struct Generated {
 
 #[test]
 fn generated_patch_sets_keep_revision_fidelity() {
-    const WANTED: usize = 300;
-    const CANDIDATES: u64 = 330;
+    const WANTED: usize = 100;
+    const CANDIDATES: u64 = 120;
     const TESTS_PER_SET: usize = 6;
     let started = Instant::now();
     let tc = strict_toolchain().with_flags(SHAPE_WARNINGS);
