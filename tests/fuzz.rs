@@ -34,14 +34,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
 }
 
-/// What the server reports for a native run of the replay build.
-fn as_server_sees(o: &replay::Outcome) -> Run {
+/// What the server reports for a native run of the replay build, its
+/// stderr kept or not.
+fn as_server_sees(o: &replay::Outcome, stderr: bool) -> Run {
     let status = match (o.exit_status, o.signal) {
         (Some(code), _) => code << 8,
         (None, Some(sig)) => sig,
         (None, None) => panic!("a replay that neither exited nor was killed: {o:?}"),
     };
-    Run { status: Some(status), stdout: fnv1a(&o.stdout) }
+    Run { status: Some(status), stdout: fnv1a(&o.stdout), stderr: if stderr { fnv1a(&o.stderr) } else { 0 } }
 }
 
 /// Each revision of the demo (a grade function and six fixes) on scores
@@ -56,7 +57,8 @@ fn the_fuzz_server_runs_each_revision_as_its_native_build() {
         .collect();
     let (native, fuzz, n) = builds(&files, dir.path());
     let map = CoverageMap::new().unwrap();
-    let mut server = Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5)).unwrap();
+    let mut server =
+        Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5), false).unwrap();
     assert_eq!(server.shape, [Slot { name: "score".into(), size: 4 }]);
     assert!(!server.reads_stdin, "the demo reads no stdin");
     let mut kinds = std::collections::BTreeSet::new();
@@ -67,7 +69,7 @@ fn the_fuzz_server_runs_each_revision_as_its_native_build() {
         KTest { args: vec!["meta.bc".into()], sym_argvs: 0, sym_argv_len: 0, objects }.write(&ktest).unwrap();
         for (r, run) in runs.iter().enumerate() {
             let outcome = replay::run(&replay::Request::new(&native, Some(&ktest), r)).unwrap();
-            assert_eq!(*run, as_server_sees(&outcome), "score {score}, revision {r}: {outcome:?}");
+            assert_eq!(*run, as_server_sees(&outcome, false), "score {score}, revision {r}: {outcome:?}");
             kinds.insert((run.violates_assume(), outcome.stdout.clone()));
         }
     }
@@ -114,7 +116,8 @@ fn the_fuzz_server_feeds_stdin_text() {
     let [orig, fix] = calculators(dir.path());
     let (native, fuzz, n) = builds(&[orig, fix], dir.path());
     let map = CoverageMap::new().unwrap();
-    let mut server = Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5)).unwrap();
+    let mut server =
+        Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5), false).unwrap();
     assert!(server.shape.is_empty() && server.reads_stdin);
     for text in ["mul 7\n", "mul 8\n", "neg 7", "add -2", "x"] {
         let runs = server.run(text.as_bytes()).unwrap();
@@ -122,9 +125,45 @@ fn the_fuzz_server_feeds_stdin_text() {
             let mut req = replay::Request::new(&native, None, r);
             req.env.stdin = text.as_bytes().to_vec();
             let outcome = replay::run(&req).unwrap();
-            assert_eq!(*run, as_server_sees(&outcome), "{text:?}, revision {r}: {outcome:?}");
+            assert_eq!(*run, as_server_sees(&outcome, false), "{text:?}, revision {r}: {outcome:?}");
         }
         assert_eq!(runs[0] != runs[1], text == "mul 7\n", "{text:?}: {runs:?}");
+    }
+}
+
+/// A fix that changes only what the calculator says on stderr (for "neg
+/// 7"): the server tells the two apart there when it keeps stderr, as the
+/// replay build's runs do, and nowhere when it throws stderr away, as a
+/// run that compares stdout does.
+#[test]
+fn the_fuzz_server_hashes_stderr_when_it_is_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let orig = dir.path().join("calc.c");
+    let fix = dir.path().join("fix.c");
+    let warn = WORDS
+        .replace("printf(\"%d\\n\", -n);", "{ fprintf(stderr, \"neg %d\\n\", n); printf(\"%d\\n\", -n); }");
+    assert_ne!(warn, WORDS);
+    std::fs::write(&orig, &warn).unwrap();
+    std::fs::write(&fix, warn.replace("\"neg %d\\n\", n)", "\"neg %d\\n\", n == 7 ? 0 : n)")).unwrap();
+    let (native, fuzz, n) = builds(&[orig, fix], dir.path());
+    for stderr in [true, false] {
+        let map = CoverageMap::new().unwrap();
+        let mut server =
+            Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5), stderr).unwrap();
+        for text in ["neg 7\n", "neg 8\n", "mul 7\n"] {
+            let runs = server.run(text.as_bytes()).unwrap();
+            for (r, run) in runs.iter().enumerate() {
+                let mut req = replay::Request::new(&native, None, r);
+                req.env.stdin = text.as_bytes().to_vec();
+                let outcome = replay::run(&req).unwrap();
+                assert_eq!(*run, as_server_sees(&outcome, stderr), "{text:?}, revision {r}: {outcome:?}");
+            }
+            assert_eq!(
+                runs[0] != runs[1],
+                stderr && text == "neg 7\n",
+                "{text:?}, stderr {stderr}: {runs:?}"
+            );
+        }
     }
 }
 

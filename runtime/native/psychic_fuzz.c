@@ -17,15 +17,18 @@
  *                             two), mapped shared: each child counts the edges it
  *                             runs there, hashed with its revision;
  *   PSYCHIC_FUZZ_REVISIONS    the revisions to run, comma-separated;
- *   PSYCHIC_FUZZ_MS           the time limit of one run, in milliseconds.
+ *   PSYCHIC_FUZZ_MS           the time limit of one run, in milliseconds;
+ *   PSYCHIC_FUZZ_STDERR       set: stderr is compared, so the children's is
+ *                             kept and hashed (else it goes to /dev/null).
  *
  * Protocol, on the server's own stdin and stdout (the children's are their
  * own): at start the server writes "PSYF", then the shape of the input, as
  * revision 0 asks for it on an input of zeros with "0" on stdin: u32 count,
  * then per object u32 size, u32 name length, name; then u32 1 if that run
  * read stdin, else 0. Then per request it reads u32 length and the
- * input, and writes per revision: i32 wait status (-1: timed out) and the
- * u64 FNV-1a hash of its stdout. Integers are little-endian.
+ * input, and writes per revision: i32 wait status (-1: timed out), the
+ * u64 FNV-1a hash of its stdout and that of its stderr (of nothing without
+ * PSYCHIC_FUZZ_STDERR). Integers are little-endian.
  *
  * A request whose length is 0xffffffff asks for an enumeration instead: every
  * input of a box run on every revision (see `enumerate` below). It is
@@ -135,15 +138,18 @@ static uint64_t fnv1a(int fd) {
 }
 
 static long run_ms = 1000;
-static int out_fd, in_fd, null_fd;
+static int out_fd, in_fd, null_fd, err_fd = -1;
 
 /* Runs the program as `revision` on the input; returns its wait status, or
- * -1 when it ran out of time. Its stdout is left in out_fd. */
+ * -1 when it ran out of time. Its stdout is left in out_fd, its stderr in
+ * err_fd when that is kept. */
 static int run(int revision, const unsigned char *objects, size_t nobjects, const unsigned char *text,
                size_t ntext, int argc, char **argv, char **envp) {
   int status;
   pid_t pid;
   if (ftruncate(out_fd, 0) != 0 || ftruncate(in_fd, 0) != 0 || lseek(in_fd, 0, SEEK_SET) != 0)
+    die("psychic fuzz server: memfd");
+  if (err_fd >= 0 && (ftruncate(err_fd, 0) != 0 || lseek(err_fd, 0, SEEK_SET) != 0))
     die("psychic fuzz server: memfd");
   write_all(in_fd, text, ntext);
   lseek(in_fd, 0, SEEK_SET);
@@ -156,7 +162,7 @@ static int run(int revision, const unsigned char *objects, size_t nobjects, cons
     struct itimerval t = {{0, 0}, {run_ms / 1000, (run_ms % 1000) * 1000}};
     dup2(in_fd, 0);
     dup2(out_fd, 1);
-    dup2(null_fd, 2);
+    dup2(err_fd >= 0 ? err_fd : null_fd, 2);
     yield_to_the_engine();
     snprintf(rev, sizeof rev, "%d", revision);
     setenv("PSYCHIC_REVISION", rev, 1);
@@ -582,7 +588,9 @@ int main(int argc, char **argv, char **envp) {
   out_fd = memfd_create("psychic-stdout", 0);
   in_fd = memfd_create("psychic-stdin", 0);
   null_fd = open("/dev/null", O_RDWR);
-  if (out_fd < 0 || in_fd < 0 || null_fd < 0)
+  if (getenv("PSYCHIC_FUZZ_STDERR"))
+    err_fd = memfd_create("psychic-stderr", 0);
+  if (out_fd < 0 || in_fd < 0 || null_fd < 0 || (getenv("PSYCHIC_FUZZ_STDERR") && err_fd < 0))
     die("psychic fuzz server: memfd");
   nobjects = send_shape(argc, argv, envp);
   for (;;) {
@@ -605,9 +613,10 @@ int main(int argc, char **argv, char **envp) {
     k = nobjects < len ? nobjects : len;
     for (i = 0; i < nrevisions; i++) {
       int status = run(revisions[i], input, k, input + k, len - k, argc, argv, envp);
-      uint64_t h = fnv1a(out_fd);
+      uint64_t h = fnv1a(out_fd), e = err_fd >= 0 ? fnv1a(err_fd) : 0;
       put_u32(1, (uint32_t)status);
       write_all(1, &h, 8);
+      write_all(1, &e, 8);
     }
   }
 }

@@ -358,7 +358,12 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             // A run that ran out of time printed some start of its output,
             // as far as it got: its hash tells nothing against another's.
             let stdout = run.status.map(|_| run.stdout);
-            (outputs.exit.then_some(run.status), outputs.stdout.then_some(stdout))
+            let stderr = run.status.map(|_| run.stderr);
+            (
+                outputs.exit.then_some(run.status),
+                outputs.stdout.then_some(stdout),
+                outputs.stderr.then_some(stderr),
+            )
         };
         let behaviours: Vec<_> = (0..n).map(behaviour).collect();
         let mut new_pair = false;
@@ -478,7 +483,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         (0..cfg.revisions).filter(|&r| cfg.same_as.get(r).is_none_or(|&s| s == r)).collect();
     // The concrete words of the command line, as replay passes them.
     let args = crate::posix::replay_env(&ktest(&cfg.argv, &Layout::default(), &[])).args;
-    let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout)?;
+    let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout, cfg.outputs.stderr)?;
     *shared.server_pid.lock().expect("not poisoned") = Some(server.id());
     let layout = Rc::new(Layout::new(server.shape.clone(), server.reads_stdin, cfg.constants.clone()));
     let server = Rc::new(std::cell::RefCell::new(server));

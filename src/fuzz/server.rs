@@ -40,6 +40,8 @@ pub struct Run {
     pub status: Option<i32>,
     /// FNV-1a of everything it wrote to stdout.
     pub stdout: u64,
+    /// The same of stderr, when the server keeps it (`Server::spawn`); else 0.
+    pub stderr: u64,
 }
 
 impl Run {
@@ -109,15 +111,21 @@ pub struct Server {
 
 impl Server {
     /// Starts `binary` with the program's `args`; it runs `revisions` on
-    /// every input, each for at most `timeout`.
+    /// every input, each for at most `timeout`, and keeps their stderr if
+    /// `stderr` (else it is thrown away).
     pub fn spawn(
         binary: &Path,
         args: &[std::ffi::OsString],
         map: &CoverageMap,
         revisions: Vec<usize>,
         timeout: Duration,
+        stderr: bool,
     ) -> io::Result<Server> {
-        let mut child = Command::new(std::path::absolute(binary)?)
+        let mut command = Command::new(std::path::absolute(binary)?);
+        if stderr {
+            command.env("PSYCHIC_FUZZ_STDERR", "1");
+        }
+        let mut child = command
             .args(args)
             .env("PSYCHIC_FUZZ_MAP", map.path())
             .env("PSYCHIC_FUZZ_MAP_SIZE", MAP_SIZE.to_string())
@@ -158,9 +166,14 @@ impl Server {
         let mut out = Vec::with_capacity(self.revisions.len());
         for _ in &self.revisions {
             let status = read_u32(&mut self.from)? as i32;
-            let mut h = [0u8; 8];
+            let mut h = [0u8; 16];
             self.from.read_exact(&mut h)?;
-            out.push(Run { status: (status != -1).then_some(status), stdout: u64::from_le_bytes(h) });
+            let hash = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+            out.push(Run {
+                status: (status != -1).then_some(status),
+                stdout: hash(&h[..8]),
+                stderr: hash(&h[8..]),
+            });
         }
         Ok(out)
     }
