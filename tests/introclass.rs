@@ -34,7 +34,7 @@ fn check(name: &str, model: &str) -> u64 {
     );
 
     let n = if model == "bytes" { p.bytes_stdin } else { p.tokens_stdin }.to_string();
-    let flags = ["--sym-stdin", &n, "--stdin-model", model, "--max-time", "100"];
+    let flags = ["--sym-stdin", &n, "--stdin-model", model, "--max-time", "100", "--fuzz-stall", "3"];
     let r = corpus::diff_patches(&psychic(), &revisions, &flags, work.path()).unwrap();
     let cmp = Verdict::new(&truth, &r.clusters);
     assert_eq!(cmp.split.len(), 0, "{name}: equivalent revisions split: {:?} vs truth {truth:?}", r.clusters);
