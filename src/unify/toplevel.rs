@@ -240,6 +240,18 @@ fn joinable(states: &[SlotState], slots: &[usize]) -> Option<usize> {
     })
 }
 
+/// Whether some revision has an item in two of `slots` (one key's slots):
+/// for directives, two items of that key (`#if 1` blocks, say, at two
+/// places of every revision), not one item some revisions moved, which stay
+/// apart. (A header included twice is still included once.)
+fn repeated(states: &[SlotState], slots: &[usize]) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    slots.iter().any(|&s| match &states[s] {
+        SlotState::Normal(ms) => ms.iter().any(|m| !seen.insert(m.0)),
+        _ => false,
+    })
+}
+
 /// Aligns the file-scope items of every revision by key and merges each slot.
 /// `anchors`: each item's key before renaming, which the alignment pairs
 /// items by, so that a renamed item keeps the place of the one it renames;
@@ -302,6 +314,9 @@ pub(crate) fn merge_file<'t>(
     for (key, slots) in by_key.into_iter().filter(|(_, s)| s.len() > 1) {
         let SlotState::Normal(first) = &states[slots[0]] else { unreachable!("only normal slots are keyed") };
         let kind = item(first[0]).kind;
+        if kind == ItemKind::Preproc && repeated(&states, &slots) {
+            continue;
+        }
         let (keep, others): (usize, Vec<usize>) = match kind {
             ItemKind::Function => (*slots.last().expect("two or more"), slots[..slots.len() - 1].to_vec()),
             // A header that merges is included once, at its first place; any
