@@ -308,6 +308,7 @@ macro_rules! fixtures {
 
 fixtures! {
     posix_argv_words => "posix/argv_words.c",
+    posix_atexit_handlers => "posix/atexit_handlers.c",
     posix_fgets_line => "posix/fgets_line.c",
     posix_getchar_loop => "posix/getchar_loop.c",
     posix_getline_read => "posix/getline_read.c",

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model.h"
 
@@ -322,6 +323,28 @@ MODEL int rand(void) {
 
 MODEL void srandom(unsigned seed) { srand(seed); }
 MODEL long random(void) { return rand(); }
+
+/* atexit: exit runs the handlers, the last registered first, then ends the
+ * run. The engine turns a call of `exit` into one of __psychic_exit, and a
+ * return from the run's first function too; `_exit` ends it at once. */
+static void (*atexit_handlers[64])(void);
+static int atexit_count;
+
+/* Beyond 64 handlers registration fails, as ISO C allows (it guarantees 32);
+ * glibc's takes any number. */
+MODEL int atexit(void (*handler)(void)) {
+  if (atexit_count == 64)
+    return -1;
+  atexit_handlers[atexit_count++] = handler;
+  return 0;
+}
+
+void __psychic_exit(int status) __attribute__((noreturn));
+void __psychic_exit(int status) {
+  while (atexit_count > 0)
+    atexit_handlers[--atexit_count]();
+  _exit(status);
+}
 
 /* A symbolic run has no environment. */
 MODEL char *getenv(const char *name) {

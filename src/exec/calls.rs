@@ -26,6 +26,15 @@ impl<'m> Executor<'m> {
         for a in frame.allocas {
             st.memory.remove(a);
         }
+        // The run's first function returned: as after `main`, `exit` runs
+        // the atexit handlers (the model's `__psychic_exit` never returns).
+        if st.stack.is_empty()
+            && let Some((runner, _)) = self.atexit
+            && frame.func != runner
+        {
+            self.push_frame(st, runner, vec![v.unwrap_or(Value::Int(0))], NO_REG);
+            return Ok(());
+        }
         if st.stack.is_empty() {
             let status = match v {
                 Some(v) => {
@@ -82,6 +91,11 @@ impl<'m> Executor<'m> {
                 };
                 model
             }
+        };
+        // `exit` runs the atexit handlers first (`Executor::atexit`).
+        let fid = match self.atexit {
+            Some((runner, Some(exit))) if fid == exit => runner,
+            _ => fid,
         };
         let func = self.m.func(fid);
         if func.body.is_none() {

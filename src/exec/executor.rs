@@ -142,6 +142,10 @@ pub struct Executor<'m> {
     /// Where the current step split its state's revisions (function and
     /// instruction), for `merge`.
     pub(super) split_at: Option<(FuncId, u32)>,
+    /// The libc model's `__psychic_exit`, which runs the `atexit` handlers
+    /// and then ends the run, and the declaration of `exit` it stands for:
+    /// a call of `exit` and a return from the entry function go there.
+    pub(super) atexit: Option<(FuncId, Option<FuncId>)>,
 }
 
 impl<'m> Executor<'m> {
@@ -169,6 +173,9 @@ impl<'m> Executor<'m> {
             searcher = Box::new(SeedsFirst::new(searcher));
         }
         let seeds = cfg.seeds.clone();
+        let atexit = m.func_by_name.get("__psychic_exit").filter(|&&f| m.func(f).body.is_some()).map(|&f| {
+            (f, m.func_by_name.get("exit").copied().filter(|&e| m.func(e).body.is_none()))
+        });
         let seed_values = vec![Assignment::new(); seeds.len()];
         Ok(Executor {
             m,
@@ -201,6 +208,7 @@ impl<'m> Executor<'m> {
             reach: super::reach::SiteReach::default(),
             analyses: HashMap::new(),
             split_at: None,
+            atexit,
             inbox_seeds: HashSet::new(),
         })
     }
