@@ -162,15 +162,21 @@ fn truth(bins: &[PathBuf], inputs: &[Input]) -> Vec<Vec<usize>> {
 }
 
 /// Every reported test replays on the revisions' own builds into the
-/// classes, stdout and exit statuses the report says.
+/// classes, stdout, stderr and exit statuses the report says.
 fn replay_mismatches(report: &Report, inputs: &[Input], bins: &[PathBuf]) -> Vec<String> {
     let mut bad = Vec::new();
     for (t, input) in report.tests.iter().zip(inputs) {
         let runs: Vec<Run> = bins.iter().map(|b| run(b, input)).collect();
         for o in &t.outcomes {
             for &r in &o.revisions {
-                let (stdout, _, status, signal) = &runs[r];
-                if *stdout != o.stdout.as_bytes() || *status != o.exit_status || *signal != o.signal {
+                let (stdout, stderr, status, signal) = &runs[r];
+                // With --project stderr is behaviour, and the report shows it.
+                let shown_stderr = o.stderr.as_deref().map(str::as_bytes);
+                if *stdout != o.stdout.as_bytes()
+                    || shown_stderr != Some(stderr.as_slice())
+                    || *status != o.exit_status
+                    || *signal != o.signal
+                {
                     bad.push(format!(
                         "test #{} on revision {r}: {:?}, reported {:?}",
                         t.id, runs[r], o.stdout

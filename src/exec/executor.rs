@@ -173,9 +173,11 @@ impl<'m> Executor<'m> {
             searcher = Box::new(SeedsFirst::new(searcher));
         }
         let seeds = cfg.seeds.clone();
-        let atexit = m.func_by_name.get("__psychic_exit").filter(|&&f| m.func(f).body.is_some()).map(|&f| {
-            (f, m.func_by_name.get("exit").copied().filter(|&e| m.func(e).body.is_none()))
-        });
+        let atexit = m
+            .func_by_name
+            .get("__psychic_exit")
+            .filter(|&&f| m.func(f).body.is_some())
+            .map(|&f| (f, m.func_by_name.get("exit").copied().filter(|&e| m.func(e).body.is_none())));
         let seed_values = vec![Assignment::new(); seeds.len()];
         Ok(Executor {
             m,

@@ -244,6 +244,9 @@ impl Input {
 pub struct Outcome {
     pub revisions: Vec<usize>,
     pub stdout: String,
+    /// What they wrote to stderr, where stderr is compared (`--outputs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
     pub exit_status: Option<i32>,
     pub signal: Option<i32>,
     #[serde(default)]
@@ -272,6 +275,7 @@ impl Outcome {
         Outcome {
             revisions: vec![0],
             stdout: stdout.into(),
+            stderr: None,
             exit_status: Some(exit),
             signal: None,
             timed_out: false,

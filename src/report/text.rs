@@ -55,10 +55,11 @@ pub fn summary(r: &Report) -> String {
         for o in &t.outcomes {
             let _ = writeln!(
                 s,
-                "      {:<14} {}, stdout {}",
+                "      {:<14} {}, stdout {}{}",
                 revision_set(&o.revisions),
                 o.status_text(),
-                shown::output(&o.stdout)
+                shown::output(&o.stdout),
+                o.stderr.as_deref().map(|e| format!(", stderr {}", shown::output(e))).unwrap_or_default()
             );
             for a in &o.annotations {
                 let _ = writeln!(s, "      {:<14} output {}", "", shown::annotation(a));

@@ -62,7 +62,7 @@ pub(super) fn conclude(
                 patched: None,
             })
             .collect(),
-        tests: ex.diff.tests.iter().map(|t| report_test(t, out)).collect(),
+        tests: ex.diff.tests.iter().map(|t| report_test(t, out, plan.outputs.stderr)).collect(),
         decision_tree: tree.as_ref().and_then(|t| report::TreeNode::from_tree(&t.value, &clusters)),
         // Decision-tree test ids are indices into the confirmed tests; the
         // report names tests by id.
@@ -385,7 +385,8 @@ fn renumber_tree(report: &mut Report, tests: &[ConfirmedTest]) {
     }
 }
 
-fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
+/// `stderr`: it is compared, so the outcomes show it.
+fn report_test(t: &ConfirmedTest, out: &Path, stderr: bool) -> report::Test {
     let p = &t.partition;
     let classes = p.classes.iter().copied().max().map_or(0, |m| m as usize + 1);
     let members = |c: u32| (0..p.classes.len()).filter(move |&r| p.classes[r] == c);
@@ -398,6 +399,7 @@ fn report_test(t: &ConfirmedTest, out: &Path) -> report::Test {
             report::Outcome {
                 revisions,
                 stdout: String::from_utf8_lossy(&first.outcome.stdout).into_owned(),
+                stderr: stderr.then(|| String::from_utf8_lossy(&first.outcome.stderr).into_owned()),
                 exit_status: first.outcome.exit_status,
                 signal: first.outcome.signal,
                 timed_out: first.outcome.timed_out,
