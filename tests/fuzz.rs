@@ -108,6 +108,19 @@ fn calculators(dir: &Path) -> [PathBuf; 2] {
     [orig, fix]
 }
 
+/// The server's runs of every revision on stdin `text`, each checked
+/// against the replay build's run on it (its stderr kept or not).
+fn run_as_replay_does(server: &mut Server, native: &Path, text: &str, stderr: bool) -> Vec<Run> {
+    let runs = server.run(text.as_bytes()).unwrap();
+    for (r, run) in runs.iter().enumerate() {
+        let mut req = replay::Request::new(native, None, r);
+        req.env.stdin = text.as_bytes().to_vec();
+        let outcome = replay::run(&req).unwrap();
+        assert_eq!(*run, as_server_sees(&outcome, stderr), "{text:?}, revision {r}: {outcome:?}");
+    }
+    runs
+}
+
 /// A stdin program whose fix changes "mul" by 7 only: the server reads the
 /// shape (no objects, stdin read), and classes follow the text.
 #[test]
@@ -120,13 +133,7 @@ fn the_fuzz_server_feeds_stdin_text() {
         Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5), false).unwrap();
     assert!(server.shape.is_empty() && server.reads_stdin);
     for text in ["mul 7\n", "mul 8\n", "neg 7", "add -2", "x"] {
-        let runs = server.run(text.as_bytes()).unwrap();
-        for (r, run) in runs.iter().enumerate() {
-            let mut req = replay::Request::new(&native, None, r);
-            req.env.stdin = text.as_bytes().to_vec();
-            let outcome = replay::run(&req).unwrap();
-            assert_eq!(*run, as_server_sees(&outcome, false), "{text:?}, revision {r}: {outcome:?}");
-        }
+        let runs = run_as_replay_does(&mut server, &native, text, false);
         assert_eq!(runs[0] != runs[1], text == "mul 7\n", "{text:?}: {runs:?}");
     }
 }
@@ -151,13 +158,7 @@ fn the_fuzz_server_hashes_stderr_when_it_is_compared() {
         let mut server =
             Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5), stderr).unwrap();
         for text in ["neg 7\n", "neg 8\n", "mul 7\n"] {
-            let runs = server.run(text.as_bytes()).unwrap();
-            for (r, run) in runs.iter().enumerate() {
-                let mut req = replay::Request::new(&native, None, r);
-                req.env.stdin = text.as_bytes().to_vec();
-                let outcome = replay::run(&req).unwrap();
-                assert_eq!(*run, as_server_sees(&outcome, stderr), "{text:?}, revision {r}: {outcome:?}");
-            }
+            let runs = run_as_replay_does(&mut server, &native, text, stderr);
             assert_eq!(
                 runs[0] != runs[1],
                 stderr && text == "neg 7\n",

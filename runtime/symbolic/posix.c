@@ -345,6 +345,11 @@ MODEL void clearerr(FILE *f) {
   if (v)
     v->eof = 0;
 }
+/* One thread: the unlocked forms are the same. */
+MODEL int feof_unlocked(FILE *f) { return feof(f); }
+MODEL int ferror_unlocked(FILE *f) { return ferror(f); }
+MODEL void clearerr_unlocked(FILE *f) { clearerr(f); }
+MODEL int fileno_unlocked(FILE *f) { return fileno(f); }
 MODEL int fileno(FILE *f) {
   if (f == stdin)
     return 0;

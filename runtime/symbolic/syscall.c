@@ -103,6 +103,16 @@ MODEL long __psychic_syscall(long n, long a, long b, long c, long d, long e, lon
   case SYS_ioctl:
     /* No descriptor is a terminal (isatty is false), as under replay. */
     return -ENOTTY;
+  case SYS_fadvise64: {
+    /* Advice changes nothing a program sees, but the kernel's checks; stdin
+     * is a pipe under replay (src/replay.rs). */
+    struct stat st;
+    if ((int)a == 0)
+      return -ESPIPE;
+    if (fstat((int)a, &st) != 0)
+      return -errno;
+    return S_ISFIFO(st.st_mode) ? -ESPIPE : 0;
+  }
   }
   unmodelled(n);
   return -ENOSYS;
