@@ -272,7 +272,7 @@ done
 {
   echo "# psychic diff-patches --project on upstream fixes"
   echo
-  echo "psychic $("$PSYCHIC" --version 2>/dev/null | head -n1), --max-time $MAX_TIME, make -j$JOBS, CC=$PROJECT_CC, $(date -u +%Y-%m-%dT%H:%MZ)."
+  echo "$("$PSYCHIC" --version 2>/dev/null | head -n1), --max-time $MAX_TIME, make -j$JOBS, CC=$PROJECT_CC, $(date -u +%Y-%m-%dT%H:%MZ)."
   for p in "${!first_build[@]}"; do
     echo "First build of $p ${VERSION[$p]} (psychic's capture, not counted in the times): ${first_build[$p]} s."
   done
