@@ -270,7 +270,8 @@ impl Libs {
             if module.func(f).body.is_some()
                 && let Some(why) = departure(name)
             {
-                module.departures.insert(f, why);
+                module.departures.resize(module.funcs.len(), None);
+                module.departures[f.index()] = Some(why);
             }
         }
         let mut musl_symbols: Vec<String> =

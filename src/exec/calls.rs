@@ -126,7 +126,7 @@ impl<'m> Executor<'m> {
                 format!("stack overflow ({} nested calls)", st.stack.len()),
             ));
         }
-        if let Some(why) = self.m.departures.get(&fid) {
+        if let Some(Some(why)) = self.m.departures.get(fid.index()) {
             // At the caller's call: where the program asked for it.
             self.approximate(st, super::halt::ApproxKind::Libc, why.clone());
         }

@@ -507,8 +507,9 @@ pub struct Module {
     /// Library functions the engine runs where the native build runs another
     /// library's (musl's, where glibc runs natively) that is not known to
     /// behave alike, with why: a call to one is an approximation
-    /// (`crate::libs` decides which).
-    pub departures: HashMap<FuncId, String>,
+    /// (`crate::libs` decides which). Indexed by `FuncId`, as the calls of
+    /// the interpreter's loop look it up; empty when there is none.
+    pub departures: Vec<Option<String>>,
 }
 
 impl Module {
