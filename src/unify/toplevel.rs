@@ -241,9 +241,8 @@ fn joinable(states: &[SlotState], slots: &[usize]) -> Option<usize> {
 }
 
 /// Whether some revision has an item in two of `slots` (one key's slots):
-/// for directives, two items of that key (`#if 1` blocks, say, at two
-/// places of every revision), not one item some revisions moved, which stay
-/// apart. (A header included twice is still included once.)
+/// then they are two items of that key (`#if 1` blocks, say, at two places
+/// of every revision), not one item some revisions moved, and stay apart.
 fn repeated(states: &[SlotState], slots: &[usize]) -> bool {
     let mut seen = std::collections::BTreeSet::new();
     slots.iter().any(|&s| match &states[s] {
@@ -314,9 +313,6 @@ pub(crate) fn merge_file<'t>(
     for (key, slots) in by_key.into_iter().filter(|(_, s)| s.len() > 1) {
         let SlotState::Normal(first) = &states[slots[0]] else { unreachable!("only normal slots are keyed") };
         let kind = item(first[0]).kind;
-        if kind == ItemKind::Preproc && repeated(&states, &slots) {
-            continue;
-        }
         let (keep, others): (usize, Vec<usize>) = match kind {
             ItemKind::Function => (*slots.last().expect("two or more"), slots[..slots.len() - 1].to_vec()),
             // A header that merges is included once, at its first place; any
@@ -330,6 +326,7 @@ pub(crate) fn merge_file<'t>(
             _ if let Some(keep) = joinable(&states, &slots) => {
                 (keep, slots.iter().copied().filter(|&s| s != keep).collect())
             }
+            _ if repeated(&states, &slots) => continue,
             _ => {
                 let SlotState::Normal(ms) = &states[slots[1]] else { unreachable!() };
                 let (r, i) = ms[0];
