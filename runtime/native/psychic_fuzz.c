@@ -588,9 +588,9 @@ int main(int argc, char **argv, char **envp) {
   out_fd = memfd_create("psychic-stdout", 0);
   in_fd = memfd_create("psychic-stdin", 0);
   null_fd = open("/dev/null", O_RDWR);
-  if (getenv("PSYCHIC_FUZZ_STDERR"))
-    err_fd = memfd_create("psychic-stderr", 0);
-  if (out_fd < 0 || in_fd < 0 || null_fd < 0 || (getenv("PSYCHIC_FUZZ_STDERR") && err_fd < 0))
+  if (getenv("PSYCHIC_FUZZ_STDERR") && (err_fd = memfd_create("psychic-stderr", 0)) < 0)
+    die("psychic fuzz server: memfd");
+  if (out_fd < 0 || in_fd < 0 || null_fd < 0)
     die("psychic fuzz server: memfd");
   nobjects = send_shape(argc, argv, envp);
   for (;;) {
