@@ -250,15 +250,27 @@ impl CommandLine {
     }
 
     /// Whether fuzzing can run the program from `entry`: the fuzz server
-    /// calls `main` with concrete arguments and feeds stdin and the
-    /// `klee_make_symbolic` objects, so symbolic arguments and files are the
-    /// engine's alone.
+    /// calls `main` with the words (each symbolic argument from its slot of
+    /// the input, [`ArgSlots`]) and feeds stdin and the `klee_make_symbolic`
+    /// objects, so symbolic files are the engine's alone.
     pub fn fuzzable(&self, entry: &str) -> bool {
         (entry == "main" || entry == POSIX_ENTRY)
-            && self
-                .parsed
-                .iter()
-                .all(|w| matches!(w, Word::Concrete(_) | Word::SymStdin { .. } | Word::StdinModel(_)))
+            && !self.parsed.iter().any(|w| matches!(w, Word::SymFiles { .. }))
+    }
+
+    /// The words as a fuzz input holds them.
+    pub fn arg_slots(&self) -> ArgSlots {
+        let parts = self
+            .parsed
+            .iter()
+            .filter_map(|w| match *w {
+                Word::Concrete(ref c) => Some(ArgPart::Word(c.clone())),
+                Word::SymArg { len } => Some(ArgPart::One(len as usize)),
+                Word::SymArgs { min, max, len } => Some(ArgPart::Many { min, max, len: len as usize }),
+                _ => None,
+            })
+            .collect();
+        ArgSlots { parts }
     }
 
     /// The inputs a run explores, in words: what "proved equivalent" ranges
@@ -292,8 +304,9 @@ impl CommandLine {
 
     /// The shape of the engine's inputs, where a fuzz input maps to them:
     /// not for stdin in token mode (its objects are made as scanf runs, each
-    /// where a number's text starts), nor for symbolic arguments and files
-    /// (the fuzzer runs concrete ones).
+    /// where a number's text starts), nor for symbolic arguments (the
+    /// fuzzer's slots are not the engine's objects) and files (the fuzzer
+    /// has none).
     pub fn seed_shape(&self) -> Option<SeedShape> {
         let (mut shape, mut bytes) = (SeedShape::Objects, false);
         for w in &self.parsed {
@@ -305,6 +318,129 @@ impl CommandLine {
             }
         }
         (shape == SeedShape::Objects || bytes).then_some(shape)
+    }
+}
+
+/// The command line's words as the fuzzer varies them. A fuzz input holds,
+/// after the program's objects, one slot per symbolic argument: `--sym-arg
+/// N` is N bytes, the word up to the first NUL; `--sym-args MIN MAX N` is a
+/// count byte (MIN plus its value modulo MAX - MIN + 1 words are given) and
+/// MAX slots of N bytes. Concrete words stay as they are. A slot's bytes
+/// become the engine's objects (`argNN` of N + 1 bytes, NUL last, and
+/// `n_args`), so a fuzz input is a ktest that replays like the engine's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArgSlots {
+    parts: Vec<ArgPart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ArgPart {
+    Word(String),
+    One(usize),
+    Many { min: u32, max: u32, len: usize },
+}
+
+impl ArgSlots {
+    /// The bytes the slots take in a fuzz input.
+    pub fn bytes(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| match *p {
+                ArgPart::Word(_) => 0,
+                ArgPart::One(len) => len,
+                ArgPart::Many { max, len, .. } => 1 + max as usize * len,
+            })
+            .sum()
+    }
+
+    /// Where each argument's bytes lie in the slots, and its length: the
+    /// places a mutation may write a word.
+    pub fn words(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for p in &self.parts {
+            match *p {
+                ArgPart::Word(_) => {}
+                ArgPart::One(len) => {
+                    out.push((at, len));
+                    at += len;
+                }
+                ArgPart::Many { max, len, .. } => {
+                    at += 1;
+                    for _ in 0..max {
+                        out.push((at, len));
+                        at += len;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The words after argv[0] that `slots` (the input's argument part,
+    /// zeros past its end) give, and the objects the engine would have made
+    /// for them, in its order.
+    pub fn read(&self, slots: &[u8]) -> (Vec<OsString>, Vec<Object>) {
+        let (mut words, mut objects) = (Vec::new(), Vec::new());
+        let (mut at, mut next) = (0, 0);
+        let mut take = |len: usize, at: usize, words: &mut Vec<OsString>, objects: &mut Vec<Object>| {
+            let mut b: Vec<u8> = (at..at + len).map(|i| slots.get(i).copied().unwrap_or(0)).collect();
+            let end = b.iter().position(|&c| c == 0).unwrap_or(len);
+            words.push(OsString::from_vec(b[..end].to_vec()));
+            b.push(0);
+            objects.push(Object { name: format!("arg{next:02}"), bytes: b });
+            next += 1;
+        };
+        for p in &self.parts {
+            match *p {
+                ArgPart::Word(ref w) => words.push(w.into()),
+                ArgPart::One(len) => {
+                    take(len, at, &mut words, &mut objects);
+                    at += len;
+                }
+                ArgPart::Many { min, max, len } => {
+                    let count = min + u32::from(slots.get(at).copied().unwrap_or(0)) % (max - min + 1);
+                    objects.push(Object { name: "n_args".into(), bytes: count.to_le_bytes().to_vec() });
+                    for k in 0..count as usize {
+                        take(len, at + 1 + k * len, &mut words, &mut objects);
+                    }
+                    at += 1 + max as usize * len;
+                }
+            }
+        }
+        (words, objects)
+    }
+
+    /// The slots of a test's arguments (its `argNN` and `n_args` objects),
+    /// the inverse of [`ArgSlots::read`]: an engine path's input as a fuzz
+    /// input.
+    pub fn of_test(&self, kt: &KTest) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.bytes());
+        let mut args = kt.objects.iter().filter(|o| is_arg_name(&o.name));
+        let mut put = |len: usize, out: &mut Vec<u8>| {
+            let mut b = args.next().map(|o| o.bytes.clone()).unwrap_or_default();
+            b.resize(len, 0);
+            out.extend_from_slice(&b);
+        };
+        for p in &self.parts {
+            match *p {
+                ArgPart::Word(_) => {}
+                ArgPart::One(len) => put(len, &mut out),
+                ArgPart::Many { min, max, len } => {
+                    let n = kt.objects.iter().find(|o| o.name == "n_args").and_then(|o| o.as_ints());
+                    let count = n.map_or(min, |(i, _)| (i.max(0) as u32).clamp(min, max));
+                    out.push((count - min) as u8);
+                    for k in 0..max {
+                        if k < count {
+                            put(len, &mut out);
+                        } else {
+                            out.resize(out.len() + len, 0);
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 }
 
@@ -534,6 +670,30 @@ fn float_text(nan: bool, negative: bool, shortest: String) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fuzz input's argument slots read as the engine's objects replay as
+    /// the words they give, and turn back into the same slots.
+    #[test]
+    fn argument_slots_replay_as_they_read() {
+        let words: Vec<String> =
+            ["-n", "--sym-arg", "3", "--sym-args", "1", "3", "2", "x"].iter().map(|w| w.to_string()).collect();
+        let slots = CommandLine::parse(&words).unwrap().arg_slots();
+        assert_eq!(slots.bytes(), 3 + 1 + 3 * 2);
+        let cases: [(&[u8], &[&str]); 3] = [
+            (b"", &["-n", "", "", "x"]),
+            (b"ab\0\x01cdef", &["-n", "ab", "cd", "ef", "x"]),
+            (b"abc\x05\0zyx", &["-n", "abc", "", "yx", "", "x"]),
+        ];
+        for (input, want) in cases {
+            let (got, objects) = slots.read(input);
+            assert_eq!(got, want.iter().map(OsString::from).collect::<Vec<_>>(), "{input:?}");
+            let args = std::iter::once("prog".to_string()).chain(words.iter().cloned()).collect();
+            let kt = KTest { args, sym_argvs: 0, sym_argv_len: 0, objects };
+            assert_eq!(replay_env(&kt).args, got, "{input:?}");
+            assert!(kt.objects.iter().filter(|o| is_arg_name(&o.name)).all(|o| o.bytes.len() == 3 || o.bytes.len() == 4));
+            assert_eq!(slots.read(&slots.of_test(&kt)).0, got, "{input:?}");
+        }
+    }
 
     fn obj(name: &str, bytes: &[u8]) -> Object {
         Object { name: name.into(), bytes: bytes.to_vec() }

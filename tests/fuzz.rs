@@ -63,7 +63,7 @@ fn the_fuzz_server_runs_each_revision_as_its_native_build() {
     assert!(!server.reads_stdin, "the demo reads no stdin");
     let mut kinds = std::collections::BTreeSet::new();
     for score in [-3i32, 0, 69, 70, 79, 80, 81, 85, 89, 90, 100, 101, 12345] {
-        let runs = server.run(&score.to_le_bytes()).unwrap();
+        let runs = server.run(&[], &score.to_le_bytes()).unwrap();
         let ktest = dir.path().join("t.ktest");
         let objects = vec![Object { name: "score".into(), bytes: score.to_le_bytes().to_vec() }];
         KTest { args: vec!["meta.bc".into()], sym_argvs: 0, sym_argv_len: 0, objects }.write(&ktest).unwrap();
@@ -111,7 +111,7 @@ fn calculators(dir: &Path) -> [PathBuf; 2] {
 /// The server's runs of every revision on stdin `text`, each checked
 /// against the replay build's run on it (its stderr kept or not).
 fn run_as_replay_does(server: &mut Server, native: &Path, text: &str, stderr: bool) -> Vec<Run> {
-    let runs = server.run(text.as_bytes()).unwrap();
+    let runs = server.run(&[], text.as_bytes()).unwrap();
     for (r, run) in runs.iter().enumerate() {
         let mut req = replay::Request::new(native, None, r);
         req.env.stdin = text.as_bytes().to_vec();
@@ -336,4 +336,27 @@ fn a_missing_tests_directory_is_an_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--tests /nonexistent/tests: cannot read the directory"), "{stderr}");
+}
+
+/// Symbolic arguments are fuzzed: with the engine cut off at once
+/// (`--max-instructions 1`), the fuzzer must spell the option from the
+/// program's strings and find a number past the bound; the test it found
+/// replays on the revisions' own builds as the report says.
+#[test]
+fn symbolic_arguments_are_fuzzed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz-args");
+    let files = [fixture.join("orig.c"), fixture.join("fix.c")];
+    let words = ["--sym-arg", "8", "--sym-arg", "2"];
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let mut flags = vec!["--max-instructions", "1", "--max-time", "60", "--fuzz-stall", "20", "--"];
+    flags.extend(words);
+    let report = common::corpus::diff_patches(&psychic, &files, &flags, dir.path()).unwrap();
+    assert_eq!(report.clusters, [[0], [1]]);
+    let found = report.tests.iter().find(|t| t.found_by == psychic::report::FoundBy::Fuzzing);
+    let ktest = KTest::read(&dir.path().join("out").join(&found.expect("a test found by fuzzing").ktest)).unwrap();
+    assert_eq!(psychic::posix::replay_env(&ktest).args[0], "--limit");
+    let bins: Vec<PathBuf> = files.iter().map(|f| common::native(f, dir.path(), false, &[])).collect();
+    let bad = common::corpus::replay_mismatches(&report, &dir.path().join("out"), &bins, &words);
+    assert!(bad.is_empty(), "{bad:?}");
 }

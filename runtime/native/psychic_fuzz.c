@@ -30,6 +30,10 @@
  * u64 FNV-1a hash of its stdout and that of its stderr (of nothing without
  * PSYCHIC_FUZZ_STDERR). Integers are little-endian.
  *
+ * A request whose length is 0xfffffffe sets the words after argv[0] that
+ * later runs get: u32 count, then per word u32 length and its bytes (the
+ * fuzzer varies symbolic arguments). It has no answer.
+ *
  * A request whose length is 0xffffffff asks for an enumeration instead: every
  * input of a box run on every revision (see `enumerate` below). It is
  * followed by u32 flags (1: the exit status counts, 2: stdout, 4:
@@ -559,6 +563,30 @@ static size_t send_shape(int argc, char **argv, char **envp) {
   return total;
 }
 
+/* Reads a request that sets the words after argv[0]; returns the new argv,
+ * argv[0] kept, and frees the one it replaces (`owned`: not main's). */
+static char **set_args(char **argv, int *argc, int owned) {
+  uint32_t count, i, len;
+  char **out;
+  if (!read_all(0, &count, 4) || count > 4096)
+    die("psychic fuzz server: arguments");
+  out = calloc(count + 2, sizeof *out);
+  if (!out)
+    die("psychic fuzz server: calloc");
+  out[0] = argv[0];
+  for (i = 0; i < count; i++) {
+    if (!read_all(0, &len, 4) || !(out[i + 1] = calloc(len + 1, 1)) || !read_all(0, out[i + 1], len))
+      die("psychic fuzz server: arguments");
+  }
+  if (owned) {
+    for (i = 1; argv[i]; i++)
+      free(argv[i]);
+    free(argv);
+  }
+  *argc = (int)count + 1;
+  return out;
+}
+
 int main(int argc, char **argv, char **envp) {
   const char *path = getenv("PSYCHIC_FUZZ_MAP");
   const char *size = getenv("PSYCHIC_FUZZ_MAP_SIZE");
@@ -566,7 +594,7 @@ int main(int argc, char **argv, char **envp) {
   size_t nobjects;
   unsigned char *input = NULL;
   uint32_t cap = 0;
-  int i;
+  int i, owned = 0;
   if (!path || !size) {
     fputs("psychic fuzz server: run by psychic only (PSYCHIC_FUZZ_MAP is not set)\n", stderr);
     return 125;
@@ -600,6 +628,11 @@ int main(int argc, char **argv, char **envp) {
       return 0;
     if (len == 0xffffffffu) {
       enumerate(argc, argv, envp);
+      continue;
+    }
+    if (len == 0xfffffffeu) {
+      argv = set_args(argv, &argc, owned);
+      owned = 1;
       continue;
     }
     if (len > cap) {

@@ -2,11 +2,13 @@
 //! branches turn (`x < 60` turns between 59 and 60), which random bytes hit
 //! almost never.
 
-/// Integer and floating-point values to try, each with its neighbours.
+/// Integer and floating-point values to try, each with its neighbours, and
+/// words for the program's arguments.
 #[derive(Debug, Clone, Default)]
 pub struct Constants {
     pub ints: Vec<i64>,
     pub doubles: Vec<f64>,
+    pub words: Vec<Vec<u8>>,
 }
 
 impl Constants {
@@ -39,8 +41,33 @@ impl Constants {
         ints.dedup();
         around.sort_by(f64::total_cmp);
         around.dedup_by(|a, b| a.to_bits() == b.to_bits());
-        Constants { ints, doubles: around }
+        Constants { ints, doubles: around, words: words(text) }
     }
+}
+
+/// Words a command line may hold, from the program's strings: each string
+/// (a sub-command, a keyword, an operator of `test`), `--` before one that
+/// reads as a long option's name, and `-c` for each letter of one that reads
+/// as getopt's short options ("n:i:e"). Random bytes make an option almost
+/// never, and past the option parser is where the program's work is.
+fn words(text: &str) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for lit in crate::unify::string_literals(text) {
+        if lit.is_empty() || lit.len() > 64 || lit.contains('\\') {
+            continue;
+        }
+        let b = lit.as_bytes();
+        if b[0].is_ascii_alphabetic() && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-') {
+            out.push([b"--", b].concat());
+        }
+        if b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b':' | b'+')) {
+            out.extend(b.iter().filter(|c| c.is_ascii_alphanumeric()).map(|&c| vec![b'-', c]));
+        }
+        out.push(b.to_vec());
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 enum Literal {
@@ -100,5 +127,16 @@ mod tests {
         assert!(c.doubles.contains(&89.5));
         assert!(c.doubles.contains(&89.5f64.next_up()));
         assert!(c.doubles.contains(&(89.5f32.next_down() as f64)));
+    }
+
+    #[test]
+    fn options_from_strings() {
+        let c = Constants::of_program(
+            r#"int main(int c, char **v) { getopt(c, v, "n:i"); puts("-a"); puts("debug"); puts("a\n"); }"#,
+        );
+        for w in ["-n", "-i", "n:i", "-a", "--debug", "debug"] {
+            assert!(c.words.contains(&w.as_bytes().to_vec()), "{w} missing from {:?}", c.words);
+        }
+        assert!(!c.words.iter().any(|w| w.contains(&b'\\')), "{:?}", c.words);
     }
 }

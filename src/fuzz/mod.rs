@@ -39,9 +39,10 @@
 //! or padded with spaces: the engine's stdin is exactly N), its stat and
 //! `model_version` first, as `__psychic_posix_main` makes them. In token mode a
 //! text maps to nothing the engine makes up front (tokens are made as scanf
-//! runs), and the fuzzer has no symbolic arguments or files: those runs get
-//! nothing from this half (a gap in speed, not in what is explored: a seed only
-//! orders the search). The engine's counts come back into `FuzzStats`
+//! runs), and symbolic arguments are not offered (the fuzzer's slots,
+//! `posix::ArgSlots`, become the engine's objects only in a ktest): those
+//! runs get nothing from this half (a gap in speed, not in what is explored:
+//! a seed only orders the search). The engine's counts come back into `FuzzStats`
 //! (`engine_seeds`, `engine_states`, `engine_paths`). The engine's path inputs
 //! come the other way through a `SeedInbox` too, the newest 64, which the fuzzer
 //! runs before each round of mutations (the user's `--tests` first, all of
@@ -104,6 +105,8 @@ pub struct FuzzConfig {
     pub server: PathBuf,
     /// The program's command line, argv[0] first, as the ktests record it.
     pub argv: Vec<String>,
+    /// Its words as a fuzz input holds them.
+    pub args: crate::posix::ArgSlots,
     pub revisions: usize,
     /// As `diff::DiffConfig::same_as`: revisions of one text run once.
     pub same_as: Vec<usize>,
@@ -335,10 +338,7 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             return Ok(ExitKind::Ok);
         }
         let bytes = input.mutator_bytes();
-        let runs = self
-            .server
-            .borrow_mut()
-            .run(bytes)
+        let runs = run(&mut self.server.borrow_mut(), &self.layout, bytes)
             .map_err(|e| libafl::Error::unknown(format!("fuzz server: {e}")))?;
         self.shared.executions.fetch_add(1, Ordering::Relaxed);
         if runs.iter().all(Run::violates_assume) {
@@ -427,7 +427,7 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
             (&self.cfg.engine, self.mutating.get(), testcase.input())
         {
             let bytes = input.mutator_bytes();
-            let (objects, text) = bytes.split_at(bytes.len().min(self.layout.object_bytes()));
+            let (objects, text) = bytes.split_at(bytes.len().min(self.layout.text_start()));
             let mut test = ktest(&self.cfg.argv, &self.layout, objects);
             test.objects = shape.objects(test.objects, text);
             inbox.offer(test);
@@ -437,16 +437,30 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
     }
 }
 
-/// The ktest of a fuzz input: its objects as the shape names them, and stdin.
+/// Runs every revision on a fuzz input: the server gets the command line its
+/// argument slots make, and the objects and stdin.
+fn run(server: &mut Server, layout: &Layout, bytes: &[u8]) -> std::io::Result<Vec<Run>> {
+    let (objects, rest) = bytes.split_at(bytes.len().min(layout.object_bytes()));
+    let (slots, text) = rest.split_at(rest.len().min(layout.args.bytes()));
+    let (args, _) = layout.args.read(slots);
+    server.run(&args, &[objects, text].concat())
+}
+
+/// The ktest of a fuzz input: its arguments and objects as the engine and
+/// the shape name them, and stdin.
 fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
-    let mut objects = Vec::new();
+    let mut own = Vec::new();
     let mut at = 0;
     for slot in &layout.slots {
         let mut b = bytes.get(at..(at + slot.size).min(bytes.len())).unwrap_or_default().to_vec();
         b.resize(slot.size, 0);
-        objects.push(Object { name: slot.name.clone(), bytes: b });
+        own.push(Object { name: slot.name.clone(), bytes: b });
         at += slot.size;
     }
+    let end = (at + layout.args.bytes()).min(bytes.len());
+    let (_, mut objects) = layout.args.read(bytes.get(at..end).unwrap_or_default());
+    objects.extend(own);
+    at += layout.args.bytes();
     let text = bytes.get(at..).unwrap_or_default();
     if !text.is_empty() {
         objects.extend(crate::posix::stdin_objects(text));
@@ -455,15 +469,16 @@ fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
 }
 
 /// A ktest (an engine path's input) as a fuzz input: its own objects in
-/// order, fitted to the shape, then its stdin text.
+/// order, fitted to the shape, its arguments, then its stdin text.
 fn fuzz_input(layout: &Layout, test: &KTest) -> Vec<u8> {
-    let mut out = Vec::with_capacity(layout.object_bytes());
+    let mut out = Vec::with_capacity(layout.text_start());
     let mut own = test.objects.iter().filter(|o| !crate::posix::is_environment_object(&o.name));
     for slot in &layout.slots {
         let mut b = own.next().map(|o| o.bytes.clone()).unwrap_or_default();
         b.resize(slot.size, 0);
         out.extend_from_slice(&b);
     }
+    out.extend(layout.args.of_test(test));
     out.extend_from_slice(&crate::posix::replay_env(test).stdin);
     out
 }
@@ -481,11 +496,13 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let map = CoverageMap::new()?;
     let reps: Vec<usize> =
         (0..cfg.revisions).filter(|&r| cfg.same_as.get(r).is_none_or(|&s| s == r)).collect();
-    // The concrete words of the command line, as replay passes them.
-    let args = crate::posix::replay_env(&ktest(&cfg.argv, &Layout::default(), &[])).args;
+    // The server learns the input's shape from the command line of an input
+    // of zeros: symbolic arguments empty, the fewest of them.
+    let (args, _) = cfg.args.read(&[]);
     let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout, cfg.outputs.stderr)?;
     *shared.server_pid.lock().expect("not poisoned") = Some(server.id());
-    let layout = Rc::new(Layout::new(server.shape.clone(), server.reads_stdin, cfg.constants.clone()));
+    let layout =
+        Rc::new(Layout::new(server.shape.clone(), cfg.args.clone(), server.reads_stdin, cfg.constants.clone()));
     let server = Rc::new(std::cell::RefCell::new(server));
     // Dropped before `server` (locals drop in reverse order).
     let _forget_pid = ForgetPid(shared);
@@ -522,7 +539,8 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let mut stages = tuple_list!(
         StdMutationalStage::new(HavocScheduledMutator::new(tuple_list!(
             mutate::ObjectValue::new(layout.clone()),
-            mutate::StdinNumber::new(layout.clone())
+            mutate::StdinNumber::new(layout.clone()),
+            mutate::ArgWord::new(layout.clone())
         ))),
         // Unstacked: a further mutation would undo what it sets up. Four
         // times the others' runs: its inputs are fresh, theirs are near
@@ -533,7 +551,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         ),
         StdMutationalStage::new(HavocScheduledMutator::new(havoc_mutations())),
     );
-    let zero = BytesInput::new(vec![0; layout.object_bytes()]);
+    let zero = BytesInput::new(vec![0; layout.text_start()]);
     fuzzer.add_input(&mut state, &mut executor, &mut mgr, zero).map_err(err)?;
     let mut corpus = state.corpus().count();
     let mut tests = cfg.tests.clone();

@@ -26,11 +26,14 @@ use libafl_bolts::rands::Rand;
 
 use super::constants::Constants;
 use super::server::Slot;
+use crate::posix::ArgSlots;
 
-/// Where an input's parts are: objects in the shape's order, then stdin.
+/// Where an input's parts are: objects in the shape's order, then the
+/// symbolic arguments' slots, then stdin.
 #[derive(Debug, Default)]
 pub struct Layout {
     pub slots: Vec<Slot>,
+    pub args: ArgSlots,
     pub reads_stdin: bool,
     pub constants: Constants,
     /// Per slot: holds a float, as far as the engine's inputs tell.
@@ -41,10 +44,10 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn new(slots: Vec<Slot>, reads_stdin: bool, constants: Constants) -> Self {
+    pub fn new(slots: Vec<Slot>, args: ArgSlots, reads_stdin: bool, constants: Constants) -> Self {
         let floats = RefCell::new(vec![None; slots.len()]);
         let seen = RefCell::new(vec![None; slots.len()]);
-        Layout { slots, reads_stdin, constants, floats, seen }
+        Layout { slots, args, reads_stdin, constants, floats, seen }
     }
 
     /// Learns from an input the engine found which objects hold floats: a
@@ -117,6 +120,11 @@ impl Layout {
 
     pub fn object_bytes(&self) -> usize {
         self.slots.iter().map(|s| s.size).sum()
+    }
+
+    /// Where stdin's text starts: after the objects and the arguments.
+    pub fn text_start(&self) -> usize {
+        self.object_bytes() + self.args.bytes()
     }
 
     /// The largest magnitude of the program's integer constants, at least 16
@@ -317,7 +325,7 @@ impl Named for StdinNumber {
 
 impl<S: HasRand> Mutator<BytesInput, S> for StdinNumber {
     fn mutate(&mut self, state: &mut S, input: &mut BytesInput) -> Result<MutationResult, Error> {
-        let split = self.layout.object_bytes();
+        let split = self.layout.text_start();
         let bytes = input.mutator_bytes();
         if !self.layout.reads_stdin || bytes.len() < split {
             return Ok(MutationResult::Skipped);
@@ -353,6 +361,60 @@ impl<S: HasRand> Mutator<BytesInput, S> for StdinNumber {
         }
         out.extend_from_slice(&bytes[split + range.end..]);
         *input = BytesInput::new(out);
+        Ok(MutationResult::Mutated)
+    }
+
+    fn post_exec(&mut self, _: &mut S, _: Option<libafl::corpus::CorpusId>) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// Writes a word into one symbolic argument: one of the program's strings
+/// (`Constants::words`) or a number, NUL after it. Byte havoc mutates what
+/// it wrote from there.
+pub struct ArgWord {
+    layout: Rc<Layout>,
+}
+
+impl ArgWord {
+    pub fn new(layout: Rc<Layout>) -> Self {
+        ArgWord { layout }
+    }
+}
+
+impl Named for ArgWord {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("ArgWord");
+        &NAME
+    }
+}
+
+impl<S: HasRand> Mutator<BytesInput, S> for ArgWord {
+    fn mutate(&mut self, state: &mut S, input: &mut BytesInput) -> Result<MutationResult, Error> {
+        let layout = &self.layout;
+        let slots = layout.args.words();
+        if slots.is_empty() {
+            return Ok(MutationResult::Skipped);
+        }
+        let rand = state.rand_mut();
+        let (at, len) = slots[rand.below(NonZero::new(slots.len()).expect("not empty"))];
+        let fitting: Vec<&Vec<u8>> = layout.constants.words.iter().filter(|w| w.len() <= len).collect();
+        let word = if fitting.is_empty() || rand.coinflip(0.3) {
+            match layout.number(rand, Number::Int(0)) {
+                Number::Int(v) => v.to_string().into_bytes(),
+                Number::Float(v) => format!("{v}").into_bytes(),
+            }
+        } else {
+            fitting[rand.below(NonZero::new(fitting.len()).expect("not empty"))].clone()
+        };
+        let start = layout.object_bytes() + at;
+        let mut bytes = input.mutator_bytes().to_vec();
+        bytes.resize(bytes.len().max(layout.text_start()), 0);
+        let slot = &mut bytes[start..start + len];
+        let n = word.len().min(len);
+        slot[..n].copy_from_slice(&word[..n]);
+        slot[n..].fill(0);
+        *input = BytesInput::new(bytes);
         Ok(MutationResult::Mutated)
     }
 

@@ -107,6 +107,8 @@ pub struct Server {
     pub shape: Vec<Slot>,
     /// The program read stdin when the server probed its shape.
     pub reads_stdin: bool,
+    /// The words after argv[0] the server runs the program with.
+    args: Vec<std::ffi::OsString>,
 }
 
 impl Server {
@@ -154,12 +156,28 @@ impl Server {
             shape.push(Slot { name: String::from_utf8_lossy(&name).into_owned(), size });
         }
         let reads_stdin = read_u32(&mut from)? != 0;
-        Ok(Server { child, to, from, revisions, shape, reads_stdin })
+        Ok(Server { child, to, from, revisions, shape, reads_stdin, args: args.to_vec() })
     }
 
-    /// Runs every revision on `input` (objects, then stdin's text).
-    pub fn run(&mut self, input: &[u8]) -> io::Result<Vec<Run>> {
+    /// Runs every revision on `input` (objects, then stdin's text) with the
+    /// words `args` after argv[0].
+    pub fn run(&mut self, args: &[std::ffi::OsString], input: &[u8]) -> io::Result<Vec<Run>> {
+        if args != self.args {
+            let mut req = Vec::new();
+            req.extend_from_slice(&SET_ARGS.to_le_bytes());
+            req.extend_from_slice(&(args.len() as u32).to_le_bytes());
+            for a in args {
+                let a = a.as_encoded_bytes();
+                req.extend_from_slice(&(a.len() as u32).to_le_bytes());
+                req.extend_from_slice(a);
+            }
+            self.to.write_all(&req)?;
+            self.args = args.to_vec();
+        }
         let len = u32::try_from(input.len()).map_err(io::Error::other)?;
+        if len >= SET_ARGS {
+            return Err(io::Error::other("a fuzz input of 4 GiB"));
+        }
         self.to.write_all(&len.to_le_bytes())?;
         self.to.write_all(input)?;
         self.to.flush()?;
@@ -178,6 +196,9 @@ impl Server {
         Ok(out)
     }
 }
+
+/// The request that sets the words the program runs with.
+const SET_ARGS: u32 = 0xffff_fffe;
 
 /// One object of an enumerated box: `count` values from `first`, written in
 /// `size` bytes, little-endian.

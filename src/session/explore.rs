@@ -61,6 +61,7 @@ pub(super) fn explore<'a>(
     let fuzz_cfg = b.fuzz_server.as_ref().ok().map(|server| FuzzConfig {
         server: server.clone(),
         argv: argv.clone(),
+        args: plan.command.arg_slots(),
         revisions: n,
         same_as: dcfg.same_as.clone(),
         outputs: dcfg.outputs,
@@ -206,7 +207,7 @@ impl<'d, 'a, 'w> Exchange<'d, 'a, 'w> {
         };
         if fuzz.is_none() && plan.tests.is_some() {
             watch.advise(
-                "--tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic arguments or files)",
+                "--tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic files)",
             );
         }
         if fuzz.is_some() {

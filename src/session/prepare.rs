@@ -128,7 +128,7 @@ pub(super) fn builds(plan: &Plan, s: &Sources, out: &Path, watch: &dyn Watch) ->
     let no_fuzzing = if !plan.fuzz {
         Some("--no-fuzz")
     } else if !plan.command.fuzzable(&plan.entry()) {
-        Some("symbolic arguments or files, which only the engine feeds")
+        Some("symbolic files, which only the engine feeds")
     } else {
         None
     };

@@ -17,6 +17,11 @@ use tree_sitter::Node;
 
 use super::parse::{Rev, first_error};
 
+/// Macros the grammar reads unexpanded, whose expansion it cannot read:
+/// `offsetof (struct t, m)` is an expression to tree-sitter-c, glibc's
+/// `__builtin_offsetof` a call with a type for an argument.
+const READ_AS_WRITTEN: &[&str] = &["offsetof"];
+
 /// Expansions tried on one revision before its remaining errors are reported.
 const MAX_EXPANSIONS: usize = 500;
 
@@ -28,8 +33,9 @@ struct Macro {
     variadic: bool,
     /// The body on one line, comments removed.
     body: String,
-    /// Where the definition ends: it applies to the text after it.
-    defined_at: usize,
+    /// The line the definition ends on: it applies to the lines after it.
+    /// Lines, not bytes: expansions move bytes, never lines.
+    defined_line: usize,
 }
 
 /// `rev` as the grammar can read it: directive lines tidied, then the
@@ -51,15 +57,25 @@ pub(crate) fn prepare_with(rev: Rev, header_macros: &str) -> Rev {
 /// Removes from directive lines what the preprocessor ignores and the
 /// grammar trips over: white space at the end of the line (tree-sitter-c
 /// then fails on `#include <x.h> ` and reads the next line into an empty
-/// `#define`'s body), and tokens after an `#include`'s file name, which
-/// clang only warns about.
+/// `#define`'s body), tokens after an `#include`'s file name, which clang
+/// only warns about, and the comments of a directive that spans lines
+/// (coreutils' printf.c defines functions with `STRTOX`, whose body holds
+/// some), which end tree-sitter-c's reading of the directive: they become
+/// spaces, as the preprocessor makes them.
 fn tidy_directives(rev: Rev) -> Rev {
-    let mut edits: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     let mut start = 0;
+    // This line continues a directive; a comment of it is open at its start.
+    let (mut continued, mut comment) = (false, false);
     for line in rev.text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         let directive = body.trim_start();
-        if let Some(d) = directive.strip_prefix('#') {
+        if continued || directive.starts_with('#') {
+            comment = blank_comments(body, start, continued, comment, &mut edits);
+        } else {
+            comment = false;
+        }
+        if let Some(d) = directive.strip_prefix('#').filter(|_| !continued) {
             let lead = body.len() - directive.len() + 1;
             let d = d.trim_start();
             let keep = match d.strip_prefix("include") {
@@ -69,9 +85,10 @@ fn tidy_directives(rev: Rev) -> Rev {
             .unwrap_or_else(|| body.trim_end_matches([' ', '\t']).len())
             .max(lead);
             if keep < body.len() && !body[..keep].ends_with('\\') {
-                edits.push((start + keep..start + body.len(), 0));
+                edits.push((start + keep..start + body.len(), String::new()));
             }
         }
+        continued = body.ends_with('\\');
         start += line.len();
     }
     if edits.is_empty() {
@@ -79,12 +96,58 @@ fn tidy_directives(rev: Rev) -> Rev {
     }
     let mut text = String::with_capacity(rev.text.len());
     let mut last = 0;
-    for (r, _) in &edits {
+    for (r, new) in &edits {
         text.push_str(&rev.text[last..r.start]);
+        text.push_str(new);
         last = r.end;
     }
     text.push_str(&rev.text[last..]);
+    let edits: Vec<_> = edits.into_iter().map(|(r, new)| (r, new.len())).collect();
     rev.edited(text, &edits)
+}
+
+/// Turns into spaces the comments on this line (`body`, at byte `start`) of
+/// a directive that spans lines (`continued`: the line before continues
+/// it); `open`: a comment is open at the line's start. Returns whether one
+/// is open at its end (only where the line continues: the directive ends
+/// with a line that does not). A one-line directive is left alone.
+fn blank_comments(
+    body: &str,
+    start: usize,
+    continued: bool,
+    open: bool,
+    edits: &mut Vec<(Range<usize>, String)>,
+) -> bool {
+    let continues = body.ends_with('\\');
+    if !(continued || continues) {
+        return false;
+    }
+    let end = if continues { body.len() - 1 } else { body.len() };
+    let b = body.as_bytes();
+    let mut from = open.then_some(0);
+    let mut i = 0;
+    while i < end {
+        match from {
+            None if body[i..].starts_with("/*") => {
+                from = Some(i);
+                i += 2;
+            }
+            None if b[i] == b'"' || b[i] == b'\'' => i += literal_end(&body[i..]),
+            Some(f) if body[i..].starts_with("*/") => {
+                edits.push((start + f..start + i + 2, " ".repeat(i + 2 - f)));
+                from = None;
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    match from {
+        Some(f) if continues => {
+            edits.push((start + f..start + end, " ".repeat(end - f)));
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Where the file name of an `#include` ends in `rest` (the text after
@@ -107,6 +170,9 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
     }
     let mut macros = header_definitions(header_macros, &rev.text);
     macros.extend(definitions(&rev));
+    macros.extend(stray_definitions(&rev, &macros));
+    // Stable: a header's definition stays before the file's.
+    macros.sort_by_key(|m| m.defined_line);
     if macros.is_empty() {
         return rev;
     }
@@ -114,19 +180,66 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
     for _ in 0..MAX_EXPANSIONS {
         let Some(bad) = first_error(rev.tree.root_node()) else { break };
         let region = region_of(bad);
-        let Some((range, text)) = first_invocation(&rev.text, region, &macros) else { break };
-        let mut new = String::with_capacity(rev.text.len() + text.len());
-        new.push_str(&rev.text[..range.start]);
-        new.push_str(&text);
-        new.push_str(&rev.text[range.end..]);
-        rev = rev.edited(new, &[(range, text.len())]);
+        let Some(edits) = first_invocation(&rev, region.clone(), &macros)
+            .map(|e| vec![e])
+            .or_else(|| scoped_directive(&rev, region))
+        else {
+            break;
+        };
+        let mut new = String::with_capacity(rev.text.len());
+        let mut at = 0;
+        for (range, text) in &edits {
+            new.push_str(&rev.text[at..range.start]);
+            new.push_str(text);
+            at = range.end;
+        }
+        new.push_str(&rev.text[at..]);
+        let edits: Vec<_> = edits.into_iter().map(|(range, text)| (range, text.len())).collect();
+        rev = rev.edited(new, &edits);
     }
     rev
 }
 
+/// A `#define NAME` or `#undef NAME` line inside a file-scope item of
+/// `region` whose partner is in the item too, as an X-macro table scopes a
+/// helper to one initializer (coreutils' sort.c: `#define _ct_(_s, _c) _s,`,
+/// `CHECK_TABLE NULL`, `#undef _ct_`), which the grammar cannot read there:
+/// its line made empty. Only once no invocation is left in the region, so the
+/// item's uses of NAME are expanded already, and the pair ends NAME's life
+/// inside the item: no text outside sees it. Both lines go at once.
+fn scoped_directive(rev: &Rev, region: Range<usize>) -> Option<Vec<(Range<usize>, String)>> {
+    let root = rev.tree.root_node();
+    // Inside an item: the file-scope node holding the line starts before it.
+    let inside = |at: usize| {
+        let mut cursor = root.walk();
+        root.children(&mut cursor).any(|c| c.start_byte() < at && at < c.end_byte())
+    };
+    let mut lines = Vec::new();
+    let mut at = region.start;
+    for line in rev.text[region].split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let directive = body.trim_start().strip_prefix('#').map(str::trim_start).filter(|_| !body.ends_with('\\'));
+        if let Some((kind @ ("define" | "undef"), rest)) = directive.and_then(|d| d.split_once([' ', '\t']))
+            && inside(at)
+        {
+            let name: String =
+                rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            lines.push((kind == "define", name, at..at + body.len()));
+        }
+        at += line.len();
+    }
+    lines.iter().filter(|(define, _, _)| *define).find_map(|(_, name, first)| {
+        let (_, _, second) = lines.iter().find(|(d, n, r)| !d && n == name && r.start > first.start)?;
+        Some(vec![(first.clone(), String::new()), (second.clone(), String::new())])
+    })
+}
+
 /// Where the invocation that broke the parse can be: the statement (or
-/// file-scope item) holding the error, and the one before it, since a
-/// macro that ends a statement early leaves its tail as the next one.
+/// file-scope item) holding the error, the one before it, since a macro
+/// that ends a statement early leaves its tail as the next one, and the one
+/// after it, since a macro that expands to nothing after a declarator
+/// (coreutils' `of_t *files IF_LINT (= NULL);`) leaves the declarator
+/// without its `;`.
 fn region_of(bad: Node) -> Range<usize> {
     let mut stmt = bad;
     while let Some(p) = stmt.parent() {
@@ -136,7 +249,8 @@ fn region_of(bad: Node) -> Range<usize> {
         stmt = p;
     }
     let start = stmt.prev_sibling().map_or(stmt.start_byte(), |s| s.start_byte());
-    start..stmt.end_byte().max(bad.end_byte())
+    let end = stmt.next_sibling().map_or(stmt.end_byte(), |s| s.end_byte());
+    start..end.max(bad.end_byte())
 }
 
 /// The definitions of `header_macros` that `text` can reach (their names
@@ -169,13 +283,14 @@ fn header_definitions(header_macros: &str, text: &str) -> Vec<Macro> {
             continue;
         }
         if let Some(line) = by_name.get(w.as_str()) {
-            used.push_str(line);
+            // An empty body's trailing space would take the next line in.
+            used.push_str(line.trim_end());
             used.push('\n');
             todo.extend(words(line));
         }
     }
     let defs = Rev::new(0, "<headers>".to_string(), used);
-    definitions(&defs).into_iter().map(|m| Macro { defined_at: 0, ..m }).collect()
+    definitions(&defs).into_iter().map(|m| Macro { defined_line: 0, ..m }).collect()
 }
 
 /// The revision's `#define`s, in order.
@@ -195,6 +310,32 @@ fn definitions(rev: &Rev) -> Vec<Macro> {
                 stack.extend(children.into_iter().rev());
             }
         }
+    }
+    out
+}
+
+/// The `#define` lines the grammar read as no definition: inside an item,
+/// where the parse failed (sort.c's initializers). Each is parsed alone.
+fn stray_definitions(rev: &Rev, known: &[Macro]) -> Vec<Macro> {
+    let mut out = Vec::new();
+    let mut lines = rev.text.split_inclusive('\n').enumerate();
+    while let Some((i, line)) = lines.next() {
+        let is_define = line.trim_start().strip_prefix('#').is_some_and(|d| d.trim_start().starts_with("define"));
+        if !is_define {
+            continue;
+        }
+        let mut text = line.to_string();
+        let mut last = i + 1;
+        while text.trim_end().ends_with('\\') {
+            let Some((j, next)) = lines.next() else { break };
+            text.push_str(next);
+            last = j + 1;
+        }
+        if known.iter().any(|m| m.defined_line == last) {
+            continue;
+        }
+        let alone = Rev::new(0, String::new(), text.trim_end().to_string() + "\n");
+        out.extend(definitions(&alone).into_iter().map(|m| Macro { defined_line: last, ..m }));
     }
     out
 }
@@ -219,7 +360,8 @@ fn definition(rev: &Rev, n: Node) -> Option<Macro> {
             (Some(names), variadic)
         }
     };
-    Some(Macro { name, params, variadic, body, defined_at: n.end_byte() })
+    // A definition's node ends after its line's newline.
+    Some(Macro { name, params, variadic, body, defined_line: rev.line(n.end_byte().saturating_sub(1)) })
 }
 
 /// A macro body as the preprocessor sees it: continuations joined, comments
@@ -262,7 +404,8 @@ fn literal_end(s: &str) -> usize {
 
 /// The first invocation of a macro in `region` (outside comments, literals
 /// and directives) that fits on one line, with its expansion.
-fn first_invocation(text: &str, region: Range<usize>, macros: &[Macro]) -> Option<(Range<usize>, String)> {
+fn first_invocation(rev: &Rev, region: Range<usize>, macros: &[Macro]) -> Option<(Range<usize>, String)> {
+    let text = rev.text.as_str();
     let mut at = region.start;
     let end = region.end.min(text.len());
     let b = text.as_bytes();
@@ -280,7 +423,8 @@ fn first_invocation(text: &str, region: Range<usize>, macros: &[Macro]) -> Optio
                 .unwrap_or(text.len() - at);
             let word = &text[at..at + len];
             // The last definition before the use is the one in force.
-            if let Some(m) = macros.iter().rev().find(|m| m.name == word && m.defined_at <= at)
+            if let Some(m) = macros.iter().rev().find(|m| m.name == word && m.defined_line < rev.line(at))
+                && !READ_AS_WRITTEN.contains(&word)
                 && let Some(found) = invocation(text, at, len, m)
             {
                 return Some(found);
@@ -432,6 +576,7 @@ fn stringify(arg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::unify::parse::parse_c;
 
     fn expanded(src: &str) -> String {
         prepare(Rev::new(0, "t.c".into(), src.into())).text
@@ -472,6 +617,51 @@ mod tests {
     }
 
     #[test]
+    fn a_header_macro_that_expands_to_nothing_after_a_declarator() {
+        // coreutils' system.h, without `lint`: `IF_LINT (= NULL)` is nothing.
+        // `clang -dM` ends an empty body with a space, which must not take
+        // the next definition in.
+        let headers = "#define ENFILE 23\n#define IF_LINT(Code) \n#define NULL ((void*)0)\n";
+        let src = "int f (int k)\n{\n  int w = ENFILE;\n  char *files IF_LINT (= NULL);\n  return k + w;\n}\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        assert!(rev.text.contains("  char *files ;\n"), "{}", rev.text);
+    }
+
+    #[test]
+    fn an_x_macro_table_scoped_to_an_initializer() {
+        // coreutils' sort.c: a helper defined and undefined inside each
+        // initializer, the table expanded through it.
+        let src = "#define TABLE \\\n  _ct_(\"quiet\", 'C') \\\n  _ct_(\"silent\", 'c')\n\
+                   static char const *const args[] =\n{\n#define _ct_(_s, _c) _s,\n  TABLE NULL\n#undef _ct_\n};\n\
+                   static char const types[] =\n{\n#define _ct_(_s, _c) _c,\n  TABLE\n#undef _ct_\n};\n\
+                   int f (void) { return types[0]; }\n";
+        let rev = prepare(Rev::new(0, "t.c".into(), src.into()));
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        let words: Vec<&str> = rev.text.split_whitespace().collect();
+        assert!(words.windows(6).any(|w| w == ["{", "\"quiet\",", "\"silent\",", "NULL", "};", "static"]), "{words:?}");
+        assert!(words.windows(4).any(|w| w == ["{", "'C',", "'c',", "};"]), "{words:?}");
+        assert_eq!(rev.text.lines().count(), src.lines().count());
+        // A definition inside an item that outlives it stays, and the error with it.
+        let open = "static int a[] =\n{\n#define ONE 1,\n  ONE 2\n};\nint g (void) { return ONE 0; }\n";
+        assert!(prepare(Rev::new(0, "t.c".into(), open.into())).tree.root_node().has_error());
+    }
+
+    #[test]
+    fn a_comment_across_a_macro_s_continued_lines_becomes_spaces() {
+        // coreutils' printf.c: STRTOX defines a function, a comment in it.
+        let src = "#define STRTOX(T, F) \\\nstatic T F (int x) \\\n{ \\\n  /* warn that there \\\n     are more. */ \\\n  return x; /* one */ \\\n}\n\nSTRTOX (int, f)\n";
+        let rev = prepare(Rev::new(0, "t.c".into(), src.into()));
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        assert!(!rev.text.contains("warn") && !rev.text.contains("more."), "{}", rev.text);
+        assert!(!rev.text.contains("one"), "{}", rev.text);
+        let one_line = "#define N 3 /* three */\nint a[N];\n";
+        assert_eq!(prepare(Rev::new(0, "t.c".into(), one_line.into())).text, one_line);
+        assert_eq!(rev.text.lines().count(), src.lines().count(), "{}", rev.text);
+        assert!(parse_c(src).root_node().has_error(), "the grammar alone trips over it");
+    }
+
+    #[test]
     fn loop_header_macros_expand_where_the_parse_fails() {
         let src = "#define REP(i, n) for (i = 0; i < (n); i++)\nint f(int n) {\n  int i, s = 0;\n  REP(i, n) { s += i; }\n  return s;\n}\n";
         let out = expanded(src);
@@ -499,7 +689,7 @@ mod tests {
             params: Some(vec!["a".into(), "b".into()]),
             variadic: true,
             body: "printf(#a \"%d\" , a ## b, __VA_ARGS__)".into(),
-            defined_at: 0,
+            defined_line: 0,
         };
         let args: Vec<String> = ["x", "1", "y", "z"].map(String::from).to_vec();
         assert_eq!(substitute(&m, m.params.as_ref().unwrap(), &args), "printf(\"x\" \"%d\" , x1, y, z)");

@@ -294,12 +294,25 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
 
 /// The text of every number and character literal in `text`, in order.
 pub fn numeric_literals(text: &str) -> Vec<String> {
+    literals(text, &["number_literal", "char_literal"])
+}
+
+/// The string literals of a C text, as written between their quotes (escapes
+/// as they are).
+pub fn string_literals(text: &str) -> Vec<String> {
+    literals(text, &["string_literal"])
+        .into_iter()
+        .filter_map(|l| Some(l.strip_prefix('"')?.strip_suffix('"')?.to_string()))
+        .collect()
+}
+
+fn literals(text: &str, kinds: &[&str]) -> Vec<String> {
     let tree = parse_c(text);
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        if matches!(node.kind(), "number_literal" | "char_literal") {
+        if kinds.contains(&node.kind()) {
             out.push(text[node.byte_range()].to_string());
         } else if cursor.goto_first_child() {
             continue;
