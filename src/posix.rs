@@ -675,8 +675,10 @@ mod tests {
     /// the words they give, and turn back into the same slots.
     #[test]
     fn argument_slots_replay_as_they_read() {
-        let words: Vec<String> =
-            ["-n", "--sym-arg", "3", "--sym-args", "1", "3", "2", "x"].iter().map(|w| w.to_string()).collect();
+        let words: Vec<String> = ["-n", "--sym-arg", "3", "--sym-args", "1", "3", "2", "x"]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
         let slots = CommandLine::parse(&words).unwrap().arg_slots();
         assert_eq!(slots.bytes(), 3 + 1 + 3 * 2);
         let cases: [(&[u8], &[&str]); 3] = [
@@ -690,7 +692,12 @@ mod tests {
             let args = std::iter::once("prog".to_string()).chain(words.iter().cloned()).collect();
             let kt = KTest { args, sym_argvs: 0, sym_argv_len: 0, objects };
             assert_eq!(replay_env(&kt).args, got, "{input:?}");
-            assert!(kt.objects.iter().filter(|o| is_arg_name(&o.name)).all(|o| o.bytes.len() == 3 || o.bytes.len() == 4));
+            assert!(
+                kt.objects
+                    .iter()
+                    .filter(|o| is_arg_name(&o.name))
+                    .all(|o| o.bytes.len() == 3 || o.bytes.len() == 4)
+            );
             assert_eq!(slots.read(&slots.of_test(&kt)).0, got, "{input:?}");
         }
     }

@@ -354,7 +354,8 @@ fn symbolic_arguments_are_fuzzed() {
     let report = common::corpus::diff_patches(&psychic, &files, &flags, dir.path()).unwrap();
     assert_eq!(report.clusters, [[0], [1]]);
     let found = report.tests.iter().find(|t| t.found_by == psychic::report::FoundBy::Fuzzing);
-    let ktest = KTest::read(&dir.path().join("out").join(&found.expect("a test found by fuzzing").ktest)).unwrap();
+    let ktest =
+        KTest::read(&dir.path().join("out").join(&found.expect("a test found by fuzzing").ktest)).unwrap();
     assert_eq!(psychic::posix::replay_env(&ktest).args[0], "--limit");
     let bins: Vec<PathBuf> = files.iter().map(|f| common::native(f, dir.path(), false, &[])).collect();
     let bad = common::corpus::replay_mismatches(&report, &dir.path().join("out"), &bins, &words);

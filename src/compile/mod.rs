@@ -340,10 +340,18 @@ const MANIFEST: &str = "manifest";
 /// psychic's cache: `$PSYCHIC_CACHE_DIR`, else `$XDG_CACHE_HOME/psychic`,
 /// else `~/.cache/psychic`; `None` when none of them is set.
 pub fn cache_dir() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    var("PSYCHIC_CACHE_DIR")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("psychic")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache/psychic")))
+    env_path("PSYCHIC_CACHE_DIR").or_else(default_cache_dir)
+}
+
+/// psychic's cache where `$PSYCHIC_CACHE_DIR` is not set.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    env_path("XDG_CACHE_HOME")
+        .map(|d| d.join("psychic"))
+        .or_else(|| env_path("HOME").map(|d| d.join(".cache/psychic")))
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 /// The key of `value` in psychic's cache, with psychic's version in it:

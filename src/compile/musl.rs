@@ -93,14 +93,19 @@ pub struct MuslBuild {
 static BUILDING: Mutex<()> = Mutex::new(());
 
 /// Where musl's source is: `$PSYCHIC_MUSL_SRC`, else `musl-1.2.3` in
-/// psychic's cache; `None` when neither holds musl 1.2.3.
+/// psychic's cache, else in the cache `.ci/deps` filled without
+/// `$PSYCHIC_CACHE_DIR` (a cache of its own for one project's runs should
+/// not hide musl); `None` when none holds musl 1.2.3.
 pub fn musl_source() -> Option<PathBuf> {
-    let dir = std::env::var_os("PSYCHIC_MUSL_SRC")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| cache_dir().map(|d| d.join(format!("musl-{MUSL_VERSION}"))))?;
-    let version = std::fs::read_to_string(dir.join("VERSION")).ok()?;
-    (version.trim() == MUSL_VERSION).then_some(dir)
+    let named = std::env::var_os("PSYCHIC_MUSL_SRC").filter(|v| !v.is_empty()).map(PathBuf::from);
+    let in_cache = [cache_dir(), super::default_cache_dir()]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join(format!("musl-{MUSL_VERSION}")));
+    named
+        .into_iter()
+        .chain(in_cache)
+        .find(|dir| std::fs::read_to_string(dir.join("VERSION")).is_ok_and(|v| v.trim() == MUSL_VERSION))
 }
 
 impl Toolchain {

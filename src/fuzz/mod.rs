@@ -501,8 +501,12 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let (args, _) = cfg.args.read(&[]);
     let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout, cfg.outputs.stderr)?;
     *shared.server_pid.lock().expect("not poisoned") = Some(server.id());
-    let layout =
-        Rc::new(Layout::new(server.shape.clone(), cfg.args.clone(), server.reads_stdin, cfg.constants.clone()));
+    let layout = Rc::new(Layout::new(
+        server.shape.clone(),
+        cfg.args.clone(),
+        server.reads_stdin,
+        cfg.constants.clone(),
+    ));
     let server = Rc::new(std::cell::RefCell::new(server));
     // Dropped before `server` (locals drop in reverse order).
     let _forget_pid = ForgetPid(shared);

@@ -206,9 +206,7 @@ impl<'d, 'a, 'w> Exchange<'d, 'a, 'w> {
             b.fuzz_server.as_ref().err().map(|why| format!("no fuzzing ({why})"))
         };
         if fuzz.is_none() && plan.tests.is_some() {
-            watch.advise(
-                "--tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic files)",
-            );
+            watch.advise("--tests seeds fuzzing, which does not run here (--no-fuzz, or symbolic files)");
         }
         if fuzz.is_some() {
             diff.offer_seeds();

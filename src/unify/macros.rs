@@ -15,6 +15,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
+use super::cond;
 use super::parse::{Rev, first_error};
 
 /// Macros the grammar reads unexpanded, whose expansion it cannot read:
@@ -182,7 +183,8 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
         let region = region_of(bad);
         let Some(edits) = first_invocation(&rev, region.clone(), &macros)
             .map(|e| vec![e])
-            .or_else(|| scoped_directive(&rev, region))
+            .or_else(|| scoped_directive(&rev, region.clone()))
+            .or_else(|| chosen_branch(&rev, region, &macros))
         else {
             break;
         };
@@ -208,17 +210,13 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
 /// item's uses of NAME are expanded already, and the pair ends NAME's life
 /// inside the item: no text outside sees it. Both lines go at once.
 fn scoped_directive(rev: &Rev, region: Range<usize>) -> Option<Vec<(Range<usize>, String)>> {
-    let root = rev.tree.root_node();
-    // Inside an item: the file-scope node holding the line starts before it.
-    let inside = |at: usize| {
-        let mut cursor = root.walk();
-        root.children(&mut cursor).any(|c| c.start_byte() < at && at < c.end_byte())
-    };
+    let inside = |at| inside_item(rev, at);
     let mut lines = Vec::new();
     let mut at = region.start;
     for line in rev.text[region].split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
-        let directive = body.trim_start().strip_prefix('#').map(str::trim_start).filter(|_| !body.ends_with('\\'));
+        let directive =
+            body.trim_start().strip_prefix('#').map(str::trim_start).filter(|_| !body.ends_with('\\'));
         if let Some((kind @ ("define" | "undef"), rest)) = directive.and_then(|d| d.split_once([' ', '\t']))
             && inside(at)
         {
@@ -232,6 +230,119 @@ fn scoped_directive(rev: &Rev, region: Range<usize>) -> Option<Vec<(Range<usize>
         let (_, _, second) = lines.iter().find(|(d, n, r)| !d && n == name && r.start > first.start)?;
         Some(vec![(first.clone(), String::new()), (second.clone(), String::new())])
     })
+}
+
+/// Whether byte `at` lies inside a file-scope item: the node holding it
+/// starts before it.
+fn inside_item(rev: &Rev, at: usize) -> bool {
+    let root = rev.tree.root_node();
+    let mut cursor = root.walk();
+    root.children(&mut cursor).any(|c| c.start_byte() < at && at < c.end_byte())
+}
+
+/// A directive that may span lines: its kind (`if`, `else`, ...), the rest
+/// of its text, continuations joined, and its lines' ranges (without their
+/// newlines); or a line of code (`kind` empty).
+struct Logical {
+    kind: String,
+    rest: String,
+    lines: Vec<Range<usize>>,
+}
+
+fn logical_lines(rev: &Rev, region: Range<usize>) -> Vec<Logical> {
+    let mut out: Vec<Logical> = Vec::new();
+    let mut at = region.start;
+    let mut continued = false;
+    for line in rev.text[region].split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let range = at..at + body.len();
+        at += line.len();
+        let joined = body.strip_suffix('\\').unwrap_or(body);
+        match out.last_mut() {
+            Some(last) if continued => {
+                last.rest.push(' ');
+                last.rest.push_str(joined);
+                last.lines.push(range);
+            }
+            _ => {
+                let d = joined.trim_start().strip_prefix('#').map(str::trim_start);
+                let (kind, rest) = d.map_or(("", ""), |d| {
+                    let end = d.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(d.len());
+                    (&d[..end], &d[end..])
+                });
+                out.push(Logical { kind: kind.to_string(), rest: rest.to_string(), lines: vec![range] });
+            }
+        }
+        continued = body.ends_with('\\');
+    }
+    out
+}
+
+/// An `#if` group inside a file-scope item of `region`, where the grammar
+/// reads no directive (sort.c's `unit_order` initializer): the branch the
+/// preprocessor takes is kept, and the group's directive lines and the other
+/// branches' lines are made empty. Only where every condition up to the
+/// taken branch computes (`cond::eval`, the macros in force at its line).
+fn chosen_branch(rev: &Rev, region: Range<usize>, macros: &[Macro]) -> Option<Vec<(Range<usize>, String)>> {
+    let lines = logical_lines(rev, region);
+    let opens = |k: &str| matches!(k, "if" | "ifdef" | "ifndef");
+    let start = lines.iter().position(|l| opens(&l.kind) && inside_item(rev, l.lines[0].start))?;
+    // The group's directives at its own depth: the opening, elif/else, endif.
+    let mut marks = vec![start];
+    let mut depth = 0;
+    for (j, l) in lines.iter().enumerate().skip(start + 1) {
+        match l.kind.as_str() {
+            k if opens(k) => depth += 1,
+            "endif" if depth == 0 => {
+                marks.push(j);
+                break;
+            }
+            "endif" => depth -= 1,
+            "elif" | "else" if depth == 0 => marks.push(j),
+            _ => {}
+        }
+    }
+    let &end = marks.last().filter(|&&j| lines[j].kind == "endif")?;
+    if !inside_item(rev, lines[end].lines[0].start) {
+        return None;
+    }
+    let undefs: Vec<(String, usize)> = rev
+        .text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let rest = l.trim_start().strip_prefix('#')?.trim_start().strip_prefix("undef")?;
+            Some((rest.trim().to_string(), i + 1))
+        })
+        .collect();
+    let mut taken = None;
+    for (k, &m) in marks[..marks.len() - 1].iter().enumerate() {
+        let l = &lines[m];
+        let line = rev.line(l.lines[0].start);
+        let lookup = |name: &str| -> Option<Option<String>> {
+            let def = macros.iter().rev().find(|d| d.name == name && d.defined_line < line)?;
+            let undone = undefs.iter().any(|(n, u)| n == name && def.defined_line < *u && *u < line);
+            (!undone).then(|| def.params.is_none().then(|| def.body.clone()))
+        };
+        let name = l.rest.trim();
+        let holds = match l.kind.as_str() {
+            "if" | "elif" => cond::eval(&l.rest, &lookup)? != 0,
+            "ifdef" => lookup(name).is_some(),
+            "ifndef" => lookup(name).is_none(),
+            _ => true,
+        };
+        if holds {
+            taken = Some(k);
+            break;
+        }
+    }
+    let mut edits = Vec::new();
+    for (k, pair) in marks.windows(2).enumerate() {
+        let body = if taken == Some(k) { &lines[pair[0]..=pair[0]] } else { &lines[pair[0]..pair[1]] };
+        edits.extend(body.iter().flat_map(|l| l.lines.iter().map(|r| (r.clone(), String::new()))));
+    }
+    edits.extend(lines[end].lines.iter().map(|r| (r.clone(), String::new())));
+    Some(edits)
 }
 
 /// Where the invocation that broke the parse can be: the statement (or
@@ -320,7 +431,8 @@ fn stray_definitions(rev: &Rev, known: &[Macro]) -> Vec<Macro> {
     let mut out = Vec::new();
     let mut lines = rev.text.split_inclusive('\n').enumerate();
     while let Some((i, line)) = lines.next() {
-        let is_define = line.trim_start().strip_prefix('#').is_some_and(|d| d.trim_start().starts_with("define"));
+        let is_define =
+            line.trim_start().strip_prefix('#').is_some_and(|d| d.trim_start().starts_with("define"));
         if !is_define {
             continue;
         }
@@ -622,7 +734,8 @@ mod tests {
         // `clang -dM` ends an empty body with a space, which must not take
         // the next definition in.
         let headers = "#define ENFILE 23\n#define IF_LINT(Code) \n#define NULL ((void*)0)\n";
-        let src = "int f (int k)\n{\n  int w = ENFILE;\n  char *files IF_LINT (= NULL);\n  return k + w;\n}\n";
+        let src =
+            "int f (int k)\n{\n  int w = ENFILE;\n  char *files IF_LINT (= NULL);\n  return k + w;\n}\n";
         let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
         assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
         assert!(rev.text.contains("  char *files ;\n"), "{}", rev.text);
@@ -639,7 +752,10 @@ mod tests {
         let rev = prepare(Rev::new(0, "t.c".into(), src.into()));
         assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
         let words: Vec<&str> = rev.text.split_whitespace().collect();
-        assert!(words.windows(6).any(|w| w == ["{", "\"quiet\",", "\"silent\",", "NULL", "};", "static"]), "{words:?}");
+        assert!(
+            words.windows(6).any(|w| w == ["{", "\"quiet\",", "\"silent\",", "NULL", "};", "static"]),
+            "{words:?}"
+        );
         assert!(words.windows(4).any(|w| w == ["{", "'C',", "'c',", "};"]), "{words:?}");
         assert_eq!(rev.text.lines().count(), src.lines().count());
         // A definition inside an item that outlives it stays, and the error with it.
@@ -659,6 +775,20 @@ mod tests {
         assert_eq!(prepare(Rev::new(0, "t.c".into(), one_line.into())).text, one_line);
         assert_eq!(rev.text.lines().count(), src.lines().count(), "{}", rev.text);
         assert!(parse_c(src).root_node().has_error(), "the grammar alone trips over it");
+    }
+
+    #[test]
+    fn the_branch_the_preprocessor_takes_inside_an_initializer() {
+        // coreutils' sort.c: `unit_order` under a condition on the charset.
+        let src = "#define BIG 1\nstatic char const order[4] =\n  {\n#if ! ('K' == 75 && 'M' == 77 \\\n     && 'k' == 107)\n    ['K']=1,\n#elif defined BIG\n# ifdef NOPE\n    9,\n# endif\n    1, 2, 3, 4\n#else\n    5, 6\n#endif\n  };\nint f (void) { return order[0]; }\n";
+        let rev = prepare(Rev::new(0, "t.c".into(), src.into()));
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        let words: Vec<&str> = rev.text.split_whitespace().collect();
+        assert!(words.windows(6).any(|w| w == ["{", "1,", "2,", "3,", "4", "};"]), "{}", rev.text);
+        assert_eq!(rev.text.lines().count(), src.lines().count());
+        // A condition it cannot compute leaves the error to be reported.
+        let unknown = src.replace("defined BIG", "F (1)").replace("#define BIG 1", "#define F(x) x");
+        assert!(prepare(Rev::new(0, "t.c".into(), unknown)).tree.root_node().has_error());
     }
 
     #[test]

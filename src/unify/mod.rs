@@ -48,6 +48,7 @@
 //!   program compiles with clang-19 `-Wall -Werror` whenever the revisions do.
 
 mod align;
+mod cond;
 mod decl;
 mod emit;
 mod error;
