@@ -361,3 +361,38 @@ fn symbolic_arguments_are_fuzzed() {
     let bad = common::corpus::replay_mismatches(&report, &dir.path().join("out"), &bins, &words);
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+/// Runs that never end are told apart by the start of what they print, as
+/// `seq 18446744073709551617 inf` is by its first line: every revision
+/// hangs, the fuzz server compares the first 4096 bytes of runs that ran out
+/// of time, and the engine is cut off at once. The rewrite stays with the
+/// original, and the test replays on the revisions' own builds as reported.
+#[test]
+fn hanging_runs_are_told_apart_by_the_start_of_their_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz-hang");
+    let files = ["orig.c", "fix.c", "same.c"].map(|f| fixture.join(f));
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let flags = [
+        "--max-instructions",
+        "1",
+        "--max-time",
+        "60",
+        "--fuzz-stall",
+        "2",
+        "--replay-timeout",
+        "1",
+        "--",
+        "--sym-stdin",
+        "1",
+    ];
+    let report = common::corpus::diff_patches(&psychic, &files, &flags, dir.path()).unwrap();
+    assert_eq!(report.clusters, [vec![0, 2], vec![1]]);
+    let found = report.tests.iter().find(|t| t.found_by == psychic::report::FoundBy::Fuzzing);
+    assert!(found.is_some(), "a test found by fuzzing: {:?}", report.tests);
+    let bins: Vec<PathBuf> = files.iter().map(|f| common::native(f, dir.path(), false, &[])).collect();
+    let out = dir.path().join("out");
+    let bad =
+        common::corpus::replay_mismatches_within(&report, &out, &bins, &flags[9..], Duration::from_secs(1));
+    assert!(bad.is_empty(), "{bad:?}");
+}

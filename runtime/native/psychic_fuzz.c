@@ -27,8 +27,9 @@
  * then per object u32 size, u32 name length, name; then u32 1 if that run
  * read stdin, else 0. Then per request it reads u32 length and the
  * input, and writes per revision: i32 wait status (-1: timed out), the
- * u64 FNV-1a hash of its stdout and that of its stderr (of nothing without
- * PSYCHIC_FUZZ_STDERR). Integers are little-endian.
+ * u64 FNV-1a hash of its stdout (of a run that timed out, of the first 4096
+ * bytes, or 0 if it printed fewer) and that of its stderr (of nothing
+ * without PSYCHIC_FUZZ_STDERR). Integers are little-endian.
  *
  * A request whose length is 0xfffffffe sets the words after argv[0] that
  * later runs get: u32 count, then per word u32 length and its bytes (the
@@ -130,15 +131,29 @@ static void yield_to_the_engine(void) {
     perror("psychic fuzz server: nice");
 }
 
-static uint64_t fnv1a(int fd) {
+/* The FNV-1a hash of the first `limit` bytes of fd (all of them: -1). */
+static uint64_t fnv1a(int fd, off_t limit) {
   uint64_t h = 0xcbf29ce484222325ull;
   unsigned char buf[4096];
   ssize_t r, i;
   lseek(fd, 0, SEEK_SET);
-  while ((r = read(fd, buf, sizeof buf)) > 0)
+  while (limit != 0 && (r = read(fd, buf, limit > 0 && limit < (off_t)sizeof buf ? (size_t)limit : sizeof buf)) > 0) {
     for (i = 0; i < r; i++)
       h = (h ^ buf[i]) * 0x100000001b3ull;
+    if (limit > 0)
+      limit -= r;
+  }
   return h;
+}
+
+/* What a run that ran out of time printed, where it says something: the
+ * hash of its first HUNG_PREFIX bytes (a run killed at any time has written
+ * a start of its whole output, so two that differ there differ), or 0 when
+ * it printed fewer. */
+#define HUNG_PREFIX 4096
+static uint64_t hung_stdout(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && st.st_size >= HUNG_PREFIX ? fnv1a(fd, HUNG_PREFIX) : 0;
 }
 
 static long run_ms = 1000;
@@ -376,7 +391,7 @@ static void sweep_child(int revision, const uint32_t *sizes, const int64_t *firs
     /* Bytes the program wrote to fd 1 itself. */
     raw = (uint64_t)lseek(1, 0, SEEK_CUR);
     if (raw > 0) {
-      uint64_t rh = fnv1a(1);
+      uint64_t rh = fnv1a(1, -1);
       fnv_bytes(&ctl->hash, &rh, sizeof rh);
       if (ftruncate(1, 0) != 0 || lseek(1, 0, SEEK_SET) != 0)
         die("psychic fuzz server: memfd");
@@ -646,7 +661,8 @@ int main(int argc, char **argv, char **envp) {
     k = nobjects < len ? nobjects : len;
     for (i = 0; i < nrevisions; i++) {
       int status = run(revisions[i], input, k, input + k, len - k, argc, argv, envp);
-      uint64_t h = fnv1a(out_fd), e = err_fd >= 0 ? fnv1a(err_fd) : 0;
+      uint64_t h = status == -1 ? hung_stdout(out_fd) : fnv1a(out_fd, -1);
+      uint64_t e = err_fd >= 0 ? fnv1a(err_fd, -1) : 0;
       put_u32(1, (uint32_t)status);
       write_all(1, &h, 8);
       write_all(1, &e, 8);

@@ -168,7 +168,8 @@ struct Shared {
     apart: Mutex<Vec<bool>>,
     seeds: SeedInbox,
     found: Mutex<Vec<KTest>>,
-    /// When the corpus last grew, in milliseconds since the start.
+    /// When the corpus last grew, in milliseconds since the start;
+    /// `NOT_STARTED` until the first input has run.
     last_new_ms: AtomicU64,
     executions: AtomicU64,
     candidates: AtomicU64,
@@ -198,7 +199,11 @@ pub struct Fuzzer {
 impl Fuzzer {
     pub fn start(cfg: FuzzConfig) -> Fuzzer {
         let n = cfg.revisions;
-        let shared = Arc::new(Shared { apart: Mutex::new(vec![false; n * n]), ..Shared::default() });
+        let shared = Arc::new(Shared {
+            apart: Mutex::new(vec![false; n * n]),
+            last_new_ms: AtomicU64::new(NOT_STARTED),
+            ..Shared::default()
+        });
         let start = Instant::now();
         let deadline = cfg.deadline;
         let thread = {
@@ -266,10 +271,14 @@ impl Fuzzer {
         std::mem::take(&mut *self.shared.found.lock().expect("not poisoned"))
     }
 
-    /// How long the corpus has not grown.
+    /// How long the corpus has not grown: from the first input's end, for
+    /// a program whose every revision hangs takes the time limit of each
+    /// before that input is done, and has not stalled, only started.
     pub fn stalled_for(&self) -> Duration {
-        let last = Duration::from_millis(self.shared.last_new_ms.load(Ordering::Relaxed));
-        self.start.elapsed().saturating_sub(last)
+        match self.shared.last_new_ms.load(Ordering::Relaxed) {
+            NOT_STARTED => Duration::ZERO,
+            ms => self.start.elapsed().saturating_sub(Duration::from_millis(ms)),
+        }
     }
 
     pub fn is_finished(&self) -> bool {
@@ -319,6 +328,13 @@ struct DiffExecutor<'a> {
     sent: Vec<u8>,
 }
 
+/// Keeps the prefix hash of a run that ran out of time apart from the whole
+/// hash of one that ended.
+const HUNG: u64 = 0x6875_6e67;
+
+/// `Shared::last_new_ms` before the first input has run.
+const NOT_STARTED: u64 = u64::MAX;
+
 /// Candidates sent for one pair of revisions at most.
 const TRIES_PER_PAIR: u8 = 3;
 
@@ -356,8 +372,14 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             let i = reps.iter().position(|&x| x == rep).expect("every text runs");
             let run = runs[i];
             // A run that ran out of time printed some start of its output,
-            // as far as it got: its hash tells nothing against another's.
-            let stdout = run.status.map(|_| run.stdout);
+            // as far as it got: its hash tells nothing against another's,
+            // but that of its first 4096 bytes does against another's that
+            // ran out of time (`seq 18446744073709551617 inf` starts with
+            // 18446744073709551616 before the fix).
+            let stdout = match run.status {
+                Some(_) => Some(run.stdout),
+                None => (run.stdout != 0).then_some(run.stdout ^ HUNG),
+            };
             let stderr = run.status.map(|_| run.stderr);
             (
                 outputs.exit.then_some(run.status),
@@ -557,6 +579,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     );
     let zero = BytesInput::new(vec![0; layout.text_start()]);
     fuzzer.add_input(&mut state, &mut executor, &mut mgr, zero).map_err(err)?;
+    shared.last_new_ms.store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
     let mut corpus = state.corpus().count();
     let mut tests = cfg.tests.clone();
     while !shared.stop.load(Ordering::Relaxed) {

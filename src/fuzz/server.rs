@@ -38,7 +38,8 @@ pub struct Slot {
 pub struct Run {
     /// The wait status, or `None` when the run ran out of time.
     pub status: Option<i32>,
-    /// FNV-1a of everything it wrote to stdout.
+    /// FNV-1a of everything it wrote to stdout; of a run that ran out of
+    /// time, of the first 4096 bytes, or 0 when it wrote fewer.
     pub stdout: u64,
     /// The same of stderr, when the server keeps it (`Server::spawn`); else 0.
     pub stderr: u64,
