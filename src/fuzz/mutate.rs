@@ -28,6 +28,29 @@ use super::constants::Constants;
 use super::server::Slot;
 use crate::posix::ArgSlots;
 
+/// A mutator of the input's layout: the struct, `new` and LibAFL's name.
+macro_rules! layout_mutator {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        pub struct $name {
+            layout: Rc<Layout>,
+        }
+
+        impl $name {
+            pub fn new(layout: Rc<Layout>) -> Self {
+                $name { layout }
+            }
+        }
+
+        impl Named for $name {
+            fn name(&self) -> &Cow<'static, str> {
+                static NAME: Cow<'static, str> = Cow::Borrowed(stringify!($name));
+                &NAME
+            }
+        }
+    };
+}
+
 /// Where an input's parts are: objects in the shape's order, then the
 /// symbolic arguments' slots, then stdin.
 #[derive(Debug, Default)]
@@ -160,26 +183,13 @@ impl Layout {
     }
 }
 
-/// Sets every numeric object at once to a whole number in the range the
-/// domain has shown, or to one of the program's constants (as a float where
-/// the object holds one): inputs such as three scores
-/// whose sum meets a threshold, which one object at a time reaches only by
-/// luck.
-pub struct AllObjects {
-    layout: Rc<Layout>,
-}
-
-impl AllObjects {
-    pub fn new(layout: Rc<Layout>) -> Self {
-        AllObjects { layout }
-    }
-}
-
-impl Named for AllObjects {
-    fn name(&self) -> &Cow<'static, str> {
-        static NAME: Cow<'static, str> = Cow::Borrowed("AllObjects");
-        &NAME
-    }
+layout_mutator! {
+    /// Sets every numeric object at once to a whole number in the range the
+    /// domain has shown, or to one of the program's constants (as a float where
+    /// the object holds one): inputs such as three scores
+    /// whose sum meets a threshold, which one object at a time reaches only by
+    /// luck.
+    AllObjects
 }
 
 impl<S: HasRand> Mutator<BytesInput, S> for AllObjects {
@@ -236,23 +246,10 @@ enum Number {
     Float(f64),
 }
 
-/// Sets one object of the input to a new number, written as an integer or as
-/// a float of the object's size.
-pub struct ObjectValue {
-    layout: Rc<Layout>,
-}
-
-impl ObjectValue {
-    pub fn new(layout: Rc<Layout>) -> Self {
-        ObjectValue { layout }
-    }
-}
-
-impl Named for ObjectValue {
-    fn name(&self) -> &Cow<'static, str> {
-        static NAME: Cow<'static, str> = Cow::Borrowed("ObjectValue");
-        &NAME
-    }
+layout_mutator! {
+    /// Sets one object of the input to a new number, written as an integer or as
+    /// a float of the object's size.
+    ObjectValue
 }
 
 impl<S: HasRand> Mutator<BytesInput, S> for ObjectValue {
@@ -304,23 +301,10 @@ fn read(bytes: &[u8], as_float: bool) -> Number {
     }
 }
 
-/// Replaces a number in stdin's text (or appends one): the text as a person
-/// types it, where byte havoc mostly makes words that scanf refuses.
-pub struct StdinNumber {
-    layout: Rc<Layout>,
-}
-
-impl StdinNumber {
-    pub fn new(layout: Rc<Layout>) -> Self {
-        StdinNumber { layout }
-    }
-}
-
-impl Named for StdinNumber {
-    fn name(&self) -> &Cow<'static, str> {
-        static NAME: Cow<'static, str> = Cow::Borrowed("StdinNumber");
-        &NAME
-    }
+layout_mutator! {
+    /// Replaces a number in stdin's text (or appends one): the text as a person
+    /// types it, where byte havoc mostly makes words that scanf refuses.
+    StdinNumber
 }
 
 impl<S: HasRand> Mutator<BytesInput, S> for StdinNumber {
@@ -369,24 +353,11 @@ impl<S: HasRand> Mutator<BytesInput, S> for StdinNumber {
     }
 }
 
-/// Writes a word into one symbolic argument: one of the program's strings
-/// (`Constants::words`) or a number, NUL after it. Byte havoc mutates what
-/// it wrote from there.
-pub struct ArgWord {
-    layout: Rc<Layout>,
-}
-
-impl ArgWord {
-    pub fn new(layout: Rc<Layout>) -> Self {
-        ArgWord { layout }
-    }
-}
-
-impl Named for ArgWord {
-    fn name(&self) -> &Cow<'static, str> {
-        static NAME: Cow<'static, str> = Cow::Borrowed("ArgWord");
-        &NAME
-    }
+layout_mutator! {
+    /// Writes a word into one symbolic argument: one of the program's strings
+    /// (`Constants::words`) or a number, NUL after it. Byte havoc mutates what
+    /// it wrote from there.
+    ArgWord
 }
 
 impl<S: HasRand> Mutator<BytesInput, S> for ArgWord {

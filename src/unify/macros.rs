@@ -95,16 +95,7 @@ fn tidy_directives(rev: Rev) -> Rev {
     if edits.is_empty() {
         return rev;
     }
-    let mut text = String::with_capacity(rev.text.len());
-    let mut last = 0;
-    for (r, new) in &edits {
-        text.push_str(&rev.text[last..r.start]);
-        text.push_str(new);
-        last = r.end;
-    }
-    text.push_str(&rev.text[last..]);
-    let edits: Vec<_> = edits.into_iter().map(|(r, new)| (r, new.len())).collect();
-    rev.edited(text, &edits)
+    rev.replaced(edits)
 }
 
 /// Turns into spaces the comments on this line (`body`, at byte `start`) of
@@ -188,16 +179,7 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
         else {
             break;
         };
-        let mut new = String::with_capacity(rev.text.len());
-        let mut at = 0;
-        for (range, text) in &edits {
-            new.push_str(&rev.text[at..range.start]);
-            new.push_str(text);
-            at = range.end;
-        }
-        new.push_str(&rev.text[at..]);
-        let edits: Vec<_> = edits.into_iter().map(|(range, text)| (range, text.len())).collect();
-        rev = rev.edited(new, &edits);
+        rev = rev.replaced(edits);
     }
     rev
 }

@@ -160,6 +160,21 @@ impl Rev {
         }
     }
 
+    /// This revision with each range replaced by its text (`edits` in
+    /// order, none spanning a line): [`Rev::edited`] given the new text.
+    pub fn replaced(&self, edits: Vec<(Range<usize>, String)>) -> Rev {
+        let mut text = String::with_capacity(self.text.len() + 64);
+        let mut last = 0;
+        for (range, new) in &edits {
+            text.push_str(&self.text[last..range.start]);
+            text.push_str(new);
+            last = range.end;
+        }
+        text.push_str(&self.text[last..]);
+        let spans: Vec<(Range<usize>, usize)> = edits.into_iter().map(|(r, new)| (r, new.len())).collect();
+        self.edited(text, &spans)
+    }
+
     pub fn src(&self, range: Range<usize>) -> &str {
         &self.text[range]
     }

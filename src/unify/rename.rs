@@ -126,16 +126,7 @@ pub(crate) fn apply(rev: &Rev, map: &RenameMap) -> Rev {
     w.walk(rev.tree.root_node());
     let mut edits = w.edits;
     edits.sort_by_key(|(r, _)| r.start);
-    let mut out = String::with_capacity(rev.text.len() + 64);
-    let mut last = 0;
-    for (range, new) in &edits {
-        out.push_str(&rev.text[last..range.start]);
-        out.push_str(new);
-        last = range.end;
-    }
-    out.push_str(&rev.text[last..]);
-    let spans: Vec<(Range<usize>, usize)> = edits.into_iter().map(|(r, new)| (r, new.len())).collect();
-    rev.edited(out, &spans)
+    rev.replaced(edits)
 }
 
 struct Walker<'a> {
