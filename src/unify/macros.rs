@@ -37,6 +37,8 @@ struct Macro {
     /// The line the definition ends on: it applies to the lines after it.
     /// Lines, not bytes: expansions move bytes, never lines.
     defined_line: usize,
+    /// It lies under an `#if`, `#ifdef`, ... of the file.
+    conditional: bool,
 }
 
 /// `rev` as the grammar can read it: directive lines tidied, then the
@@ -161,8 +163,9 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
         return rev;
     }
     let mut macros = header_definitions(header_macros, &rev.text);
-    macros.extend(definitions(&rev));
-    macros.extend(stray_definitions(&rev, &macros));
+    let own = definitions(&rev);
+    macros.extend(stray_definitions(&rev, &own));
+    macros.extend(own.into_iter().filter(|m| !m.conditional || in_force(m, header_macros)));
     // Stable: a header's definition stays before the file's.
     macros.sort_by_key(|m| m.defined_line);
     if macros.is_empty() {
@@ -175,7 +178,8 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
         let Some(edits) = first_invocation(&rev, region.clone(), &macros)
             .map(|e| vec![e])
             .or_else(|| scoped_directive(&rev, region.clone()))
-            .or_else(|| chosen_branch(&rev, region, &macros))
+            .or_else(|| chosen_branch(&rev, region.clone(), &macros))
+            .or_else(|| hint_attribute(&rev, region))
         else {
             break;
         };
@@ -212,6 +216,60 @@ fn scoped_directive(rev: &Rev, region: Range<usize>) -> Option<Vec<(Range<usize>
         let (_, _, second) = lines.iter().find(|(d, n, r)| !d && n == name && r.start > first.start)?;
         Some(vec![(first.clone(), String::new()), (second.clone(), String::new())])
     })
+}
+
+/// Attributes that only inform the compiler (what a function reads, which
+/// result must be used, how to warn): a program means the same without
+/// them.
+const HINTS: &[&str] = &[
+    "pure",
+    "const",
+    "unused",
+    "maybe_unused",
+    "nonnull",
+    "returns_nonnull",
+    "warn_unused_result",
+    "nodiscard",
+    "deprecated",
+    "format",
+    "format_arg",
+    "malloc",
+    "nothrow",
+    "leaf",
+    "cold",
+    "hot",
+    "artificial",
+    "alloc_size",
+    "sentinel",
+    "access",
+    "fallthrough",
+];
+
+/// An `__attribute__ ((...))` of `region` that holds hints only, where the
+/// grammar reads none (gnulib's `_GL_ATTRIBUTE_PURE` between a return
+/// type's `*` and the function's name, in grep's dfa.c): made empty, once
+/// nothing else lets the region parse.
+fn hint_attribute(rev: &Rev, region: Range<usize>) -> Option<Vec<(Range<usize>, String)>> {
+    let text = &rev.text[region.clone()];
+    let mut from = 0;
+    while let Some(i) = text[from..].find("__attribute__") {
+        let at = region.start + from + i;
+        from += i + "__attribute__".len();
+        let rest = &rev.text[at + "__attribute__".len()..];
+        let open = at + "__attribute__".len() + (rest.len() - rest.trim_start().len());
+        let Some((args, end)) = arguments(&rev.text, open) else { continue };
+        let inner = args.join(",");
+        let Some(list) = inner.trim().strip_prefix('(').and_then(|l| l.strip_suffix(')')) else { continue };
+        let names = list.split(',').map(|a| {
+            let name = a.trim();
+            let name = name.find('(').map_or(name, |p| &name[..p]).trim();
+            name.trim_start_matches("__").trim_end_matches("__").to_string()
+        });
+        if names.clone().all(|n| HINTS.contains(&n.as_str())) && !rev.text[at..end].contains('\n') {
+            return Some(vec![(at..end, String::new())]);
+        }
+    }
+    None
 }
 
 /// Whether byte `at` lies inside a file-scope item: the node holding it
@@ -389,22 +447,34 @@ fn header_definitions(header_macros: &str, text: &str) -> Vec<Macro> {
 /// The revision's `#define`s, in order.
 fn definitions(rev: &Rev) -> Vec<Macro> {
     let mut out = Vec::new();
-    let mut stack = vec![rev.tree.root_node()];
-    while let Some(n) = stack.pop() {
+    let mut stack = vec![(rev.tree.root_node(), false)];
+    while let Some((n, conditional)) = stack.pop() {
         match n.kind() {
             "preproc_def" | "preproc_function_def" => {
                 if let Some(m) = definition(rev, n) {
-                    out.push(m);
+                    out.push(Macro { conditional, ..m });
                 }
             }
-            _ => {
+            kind => {
+                let inner = conditional || kind.starts_with("preproc_if") || kind.starts_with("preproc_el");
                 let mut cursor = n.walk();
                 let children: Vec<Node> = n.children(&mut cursor).collect();
-                stack.extend(children.into_iter().rev());
+                stack.extend(children.into_iter().rev().map(|c| (c, inner)));
             }
         }
     }
     out
+}
+
+/// Whether a definition under `#if` is the one in force: the headers'
+/// macros (`clang -E -dM` of the original file, which the file's own
+/// definitions are part of) hold it, with its parameters and body. Without
+/// them nobody knows, and it is not used: grep's dfa.c defines `isblank` as
+/// `dfa_isblank` under a condition that is false there.
+fn in_force(m: &Macro, header_macros: &str) -> bool {
+    header_definitions(header_macros, &m.name)
+        .iter()
+        .any(|h| h.name == m.name && h.params == m.params && h.variadic == m.variadic && h.body == m.body)
 }
 
 /// The `#define` lines the grammar read as no definition: inside an item,
@@ -455,7 +525,14 @@ fn definition(rev: &Rev, n: Node) -> Option<Macro> {
         }
     };
     // A definition's node ends after its line's newline.
-    Some(Macro { name, params, variadic, body, defined_line: rev.line(n.end_byte().saturating_sub(1)) })
+    Some(Macro {
+        name,
+        params,
+        variadic,
+        body,
+        defined_line: rev.line(n.end_byte().saturating_sub(1)),
+        conditional: false,
+    })
 }
 
 /// A macro body as the preprocessor sees it: continuations joined, comments
@@ -774,6 +851,32 @@ mod tests {
     }
 
     #[test]
+    fn a_hint_attribute_the_grammar_cannot_place_is_dropped() {
+        // grep's dfa.c, gnulib's _GL_ATTRIBUTE_PURE after a return type's `*`.
+        let headers = "#define _GL_ATTRIBUTE_PURE __attribute__ ((__pure__))\n";
+        let src = "struct t { int a; };\nstatic const struct t *_GL_ATTRIBUTE_PURE\nfind (const char *s)\n{\n  return 0;\n}\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        assert!(rev.text.contains("static const struct t *\nfind"), "{}", rev.text);
+        // One that changes what the program does stays, and so does the error.
+        let packed = src.replace("_GL_ATTRIBUTE_PURE", "__attribute__ ((aligned (8)))");
+        assert!(prepare(Rev::new(0, "t.c".into(), packed)).tree.root_node().has_error());
+    }
+
+    #[test]
+    fn a_definition_under_an_if_expands_only_where_it_is_in_force() {
+        // grep's dfa.c: `isblank` is `dfa_isblank` only where the C library
+        // has no isblank; a loop macro under a condition that holds.
+        let src = "#if !defined isblank\n# define isblank dfa_isblank\n#endif\n#ifdef LOOPS\n# define REP(i, n) for (i = 0; i < (n); i++)\n#endif\nint f(int n) {\n  int i, s = isblank (n);\n  REP(i, n) { s += i; }\n  return s;\n}\n";
+        let headers = "#define LOOPS 1\n#define REP(i,n) for (i = 0; i < (n); i++)\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        assert!(rev.text.contains("s = isblank (n);") && rev.text.contains("  for (i = 0;"), "{}", rev.text);
+        // Without the headers' word on it, a conditional definition is not used.
+        assert!(prepare(Rev::new(0, "t.c".into(), src.into())).tree.root_node().has_error());
+    }
+
+    #[test]
     fn loop_header_macros_expand_where_the_parse_fails() {
         let src = "#define REP(i, n) for (i = 0; i < (n); i++)\nint f(int n) {\n  int i, s = 0;\n  REP(i, n) { s += i; }\n  return s;\n}\n";
         let out = expanded(src);
@@ -801,6 +904,7 @@ mod tests {
             params: Some(vec!["a".into(), "b".into()]),
             variadic: true,
             body: "printf(#a \"%d\" , a ## b, __VA_ARGS__)".into(),
+            conditional: false,
             defined_line: 0,
         };
         let args: Vec<String> = ["x", "1", "y", "z"].map(String::from).to_vec();
