@@ -76,8 +76,6 @@ const AGREES: &[&str] = &[
     "strlcat",
     "strlcpy",
     "strsep",
-    "strtoimax",
-    "strtoumax",
     "swab",
     "tdelete",
     "tdestroy",

@@ -325,6 +325,7 @@ fixtures! {
     posix_sscanf_floats => "posix/sscanf_floats.c",
     posix_sym_files => "posix/sym_files.c",
     posix_strtod_arg => "posix/strtod_arg.c",
+    posix_strtoimax_words => "posix/strtoimax_words.c",
     musl_getopt_long => "musl/getopt_long.c",
     musl_strsep_arg => "musl/strsep_arg.c",
     musl_syscall_unmodelled => "musl/syscall_unmodelled.c",

@@ -81,6 +81,15 @@ MODEL unsigned long strtoul(const char *restrict s, char **restrict end, int bas
 MODEL unsigned long long strtoull(const char *restrict s, char **restrict end, int base) {
   return convert(s, end, base, ULLONG_MAX, 0);
 }
+/* <inttypes.h>'s, whose intmax_t is 64 bits as long long is. musl defines
+ * them beside its strtoll, which the model has, so its member never links
+ * (src/ir/archive.rs) and they were unmodelled calls. */
+MODEL long long strtoimax(const char *restrict s, char **restrict end, int base) {
+  return strtoll(s, end, base);
+}
+MODEL unsigned long long strtoumax(const char *restrict s, char **restrict end, int base) {
+  return strtoull(s, end, base);
+}
 MODEL int atoi(const char *s) { return (int)strtol(s, NULL, 10); }
 MODEL long atol(const char *s) { return strtol(s, NULL, 10); }
 MODEL long long atoll(const char *s) { return strtoll(s, NULL, 10); }
