@@ -396,3 +396,26 @@ fn hanging_runs_are_told_apart_by_the_start_of_their_output() {
         common::corpus::replay_mismatches_within(&report, &out, &bins, &flags[9..], Duration::from_secs(1));
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+/// The program's strings are the fuzzer's dictionary for stdin too: with
+/// the engine cut off at once, a line must spell the command `reset` for
+/// the revisions to differ. The test replays as reported.
+#[test]
+fn stdin_words_come_from_the_program_s_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz-words");
+    let files = [fixture.join("orig.c"), fixture.join("fix.c")];
+    let psychic = PathBuf::from(env!("CARGO_BIN_EXE_psychic"));
+    let flags =
+        ["--max-instructions", "1", "--max-time", "60", "--fuzz-stall", "20", "--", "--sym-stdin", "8"];
+    let report = common::corpus::diff_patches(&psychic, &files, &flags, dir.path()).unwrap();
+    assert_eq!(report.clusters, [[0], [1]]);
+    let found = report.tests.iter().find(|t| t.found_by == psychic::report::FoundBy::Fuzzing);
+    let ktest =
+        KTest::read(&dir.path().join("out").join(&found.expect("a test found by fuzzing").ktest)).unwrap();
+    let stdin = psychic::posix::replay_env(&ktest).stdin;
+    assert!(stdin.split(|&b| b == b'\n').any(|l| l == b"reset"), "{:?}", String::from_utf8_lossy(&stdin));
+    let bins: Vec<PathBuf> = files.iter().map(|f| common::native(f, dir.path(), false, &[])).collect();
+    let bad = common::corpus::replay_mismatches(&report, &dir.path().join("out"), &bins, &flags[7..]);
+    assert!(bad.is_empty(), "{bad:?}");
+}

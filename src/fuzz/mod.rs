@@ -566,6 +566,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         StdMutationalStage::new(HavocScheduledMutator::new(tuple_list!(
             mutate::ObjectValue::new(layout.clone()),
             mutate::StdinNumber::new(layout.clone()),
+            mutate::StdinWord::new(layout.clone()),
             mutate::ArgWord::new(layout.clone())
         ))),
         // Unstacked: a further mutation would undo what it sets up. Four

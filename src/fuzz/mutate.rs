@@ -394,6 +394,57 @@ impl<S: HasRand> Mutator<BytesInput, S> for ArgWord {
     }
 }
 
+layout_mutator! {
+    /// Puts one of the program's strings (`Constants::words`) into stdin's
+    /// text, in place of a word or on a line of its own: a command, a
+    /// keyword, `nan`, which byte havoc spells almost never (a fuzzer's
+    /// dictionary, made from the program).
+    StdinWord
+}
+
+impl<S: HasRand> Mutator<BytesInput, S> for StdinWord {
+    fn mutate(&mut self, state: &mut S, input: &mut BytesInput) -> Result<MutationResult, Error> {
+        let split = self.layout.text_start();
+        let words = &self.layout.constants.words;
+        let bytes = input.mutator_bytes();
+        if !self.layout.reads_stdin || bytes.len() < split || words.is_empty() {
+            return Ok(MutationResult::Skipped);
+        }
+        let text = &bytes[split..];
+        let rand = state.rand_mut();
+        let word = &words[rand.below(NonZero::new(words.len()).expect("not empty"))];
+        let spans: Vec<std::ops::Range<usize>> = text
+            .split(|b| b.is_ascii_whitespace())
+            .scan(0, |at, w| {
+                let r = *at..*at + w.len();
+                *at += w.len() + 1;
+                Some(r)
+            })
+            .filter(|r| !r.is_empty())
+            .collect();
+        let mut out = bytes[..split].to_vec();
+        if spans.is_empty() || rand.coinflip(0.3) {
+            out.extend_from_slice(text);
+            if !text.is_empty() && !text.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(word);
+            out.push(b'\n');
+        } else {
+            let r = spans[rand.below(NonZero::new(spans.len()).expect("not empty"))].clone();
+            out.extend_from_slice(&text[..r.start]);
+            out.extend_from_slice(word);
+            out.extend_from_slice(&text[r.end..]);
+        }
+        *input = BytesInput::new(out);
+        Ok(MutationResult::Mutated)
+    }
+
+    fn post_exec(&mut self, _: &mut S, _: Option<libafl::corpus::CorpusId>) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
 /// The byte ranges of the numbers in `text`: an optional sign, digits, and a
 /// fraction or exponent.
 fn number_tokens(text: &[u8]) -> Vec<std::ops::Range<usize>> {
