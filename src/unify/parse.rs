@@ -288,23 +288,39 @@ pub(crate) fn mentions(text: &str, node: Node, names: &std::collections::BTreeSe
 }
 
 /// Identifier-like words in free text (macro bodies, `#if` conditions),
-/// outside string and character literals (`"\n"` names nothing).
+/// outside string and character literals (`"\n"` names nothing) and
+/// comments (an apostrophe in `/* findutils' fix */` opens no literal).
 pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
-    let mut quote = None;
-    let mut escaped = false;
-    s.split(move |c: char| {
-        let outside = quote.is_none();
-        match quote {
-            Some(_) if escaped => escaped = false,
-            Some(_) if c == '\\' => escaped = true,
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None => {}
+    let b = s.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let c = b[i];
+            // Bytes, not chars: `i` may stand inside a character of UTF-8.
+            if b[i..].starts_with(b"//") {
+                i = b[i..].iter().position(|&x| x == b'\n').map_or(b.len(), |e| i + e);
+            } else if b[i..].starts_with(b"/*") {
+                i = b[i + 2..].windows(2).position(|w| w == b"*/").map_or(b.len(), |e| i + 2 + e + 2);
+            } else if c == b'"' || c == b'\'' {
+                i += 1;
+                while i < b.len() && b[i] != c && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+            } else if c.is_ascii_alphanumeric() || c == b'_' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                if !c.is_ascii_digit() {
+                    return Some(&s[start..i]);
+                }
+            } else {
+                i += 1;
+            }
         }
-        !(outside && quote.is_none() && (c.is_ascii_alphanumeric() || c == '_'))
+        None
     })
-    .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
 }
 
 /// The text of every number and character literal in `text`, in order.
@@ -339,4 +355,15 @@ fn literals(text: &str, kinds: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_skip_literals_and_comments() {
+        let text = "/* findutils' fix: isnan */ int é = f(x, \"g\\\"h\", 'y'); // z\n#if W2 && 3u\n";
+        assert_eq!(words(text).collect::<Vec<_>>(), ["int", "f", "x", "if", "W2"]);
+    }
 }

@@ -395,6 +395,12 @@ pub(crate) fn merge_file<'t>(
             continue;
         }
         if ms.len() < n && first.kind == ItemKind::Preproc {
+            let lacking: Vec<&Rev> = ctx.revs.iter().filter(|r| !ms.iter().any(|m| m.0 == r.index)).collect();
+            let same = (1..its.len()).all(|k| its[k].full(&ctx.revs[ms[k].0]) == first.full(&ctx.revs[r0]));
+            if same && defines_only_unused(&ctx.revs[r0], first.elem.node, &lacking) {
+                entries.push(TopEntry::Item(Item::Shared(elems)));
+                continue;
+            }
             let message = format!(
                 "`{}` is only in revision(s) {}; psychic cannot merge this preprocessor difference",
                 first.key,
@@ -574,4 +580,33 @@ fn count_labels(ctx: &Ctx, items: &[Item], counts: &mut BTreeMap<String, usize>)
             Item::Site(s) => s.variants.iter().for_each(|v| count_labels(ctx, &v.items, counts)),
         }
     }
+}
+/// Whether `group`, a conditional directive of `rev`, holds only macro
+/// definitions whose names no revision of `lacking` spells: then it may
+/// stand in every revision, for it changes nothing in the others (findutils'
+/// fix adds `#ifndef isnan` / `# define isnan(x) ((x) != (x))`).
+fn defines_only_unused(rev: &Rev, group: Node, lacking: &[&Rev]) -> bool {
+    let mut names = std::collections::BTreeSet::new();
+    let mut stack = vec![group];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "preproc_def" | "preproc_function_def" => match n.child_by_field_name("name") {
+                Some(name) => {
+                    names.insert(rev.text_of(name).to_string());
+                }
+                None => return false,
+            },
+            "comment" => {}
+            k if k.starts_with("preproc_if") || k.starts_with("preproc_el") => {
+                // The condition is read, never run: the branches must hold
+                // definitions only.
+                let skip = [n.child_by_field_name("condition"), n.child_by_field_name("name")]
+                    .map(|c| c.map(|c| c.id()));
+                let mut cursor = n.walk();
+                stack.extend(n.named_children(&mut cursor).filter(|c| !skip.contains(&Some(c.id()))));
+            }
+            _ => return false,
+        }
+    }
+    !names.is_empty() && lacking.iter().all(|r| !words(&r.text).any(|w| names.contains(w)))
 }
