@@ -581,6 +581,7 @@ fn count_labels(ctx: &Ctx, items: &[Item], counts: &mut BTreeMap<String, usize>)
         }
     }
 }
+
 /// Whether `group`, a conditional directive of `rev`, holds only macro
 /// definitions whose names no revision of `lacking` spells: then it may
 /// stand in every revision, for it changes nothing in the others (findutils'
