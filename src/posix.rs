@@ -264,7 +264,6 @@ impl CommandLine {
             .parsed
             .iter()
             .filter_map(|w| match *w {
-                Word::Concrete(ref c) => Some(ArgPart::Word(c.clone())),
                 Word::SymArg { len } => Some(ArgPart::One(len as usize)),
                 Word::SymArgs { min, max, len } => Some(ArgPart::Many { min, max, len: len as usize }),
                 _ => None,
@@ -327,7 +326,8 @@ impl CommandLine {
 /// count byte (MIN plus its value modulo MAX - MIN + 1 words are given) and
 /// MAX slots of N bytes. Concrete words stay as they are. A slot's bytes
 /// become the engine's objects (`argNN` of N + 1 bytes, NUL last, and
-/// `n_args`), so a fuzz input is a ktest that replays like the engine's.
+/// `n_args`), so a fuzz input is a ktest that replays like the engine's, and
+/// its words are what `replay_env` reads from them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArgSlots {
     parts: Vec<ArgPart>,
@@ -335,7 +335,6 @@ pub struct ArgSlots {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ArgPart {
-    Word(String),
     One(usize),
     Many { min: u32, max: u32, len: usize },
 }
@@ -346,7 +345,6 @@ impl ArgSlots {
         self.parts
             .iter()
             .map(|p| match *p {
-                ArgPart::Word(_) => 0,
                 ArgPart::One(len) => len,
                 ArgPart::Many { max, len, .. } => 1 + max as usize * len,
             })
@@ -360,7 +358,6 @@ impl ArgSlots {
         let mut at = 0;
         for p in &self.parts {
             match *p {
-                ArgPart::Word(_) => {}
                 ArgPart::One(len) => {
                     out.push((at, len));
                     at += len;
@@ -377,42 +374,39 @@ impl ArgSlots {
         out
     }
 
-    /// The words after argv[0] that `slots` (the input's argument part,
-    /// zeros past its end) give, and the objects the engine would have made
-    /// for them, in its order.
-    pub fn read(&self, slots: &[u8]) -> (Vec<OsString>, Vec<Object>) {
-        let (mut words, mut objects) = (Vec::new(), Vec::new());
-        let (mut at, mut next) = (0, 0);
-        let mut take = |len: usize, at: usize, words: &mut Vec<OsString>, objects: &mut Vec<Object>| {
+    /// The objects the engine would have made for the words `slots` (the
+    /// input's argument part, zeros past its end) give, in its order; the
+    /// words themselves are `replay_env`'s reading of them.
+    pub fn objects(&self, slots: &[u8]) -> Vec<Object> {
+        let mut objects = Vec::new();
+        let mut at = 0;
+        let take = |len: usize, at: usize, objects: &mut Vec<Object>| {
             let mut b: Vec<u8> = (at..at + len).map(|i| slots.get(i).copied().unwrap_or(0)).collect();
-            let end = b.iter().position(|&c| c == 0).unwrap_or(len);
-            words.push(OsString::from_vec(b[..end].to_vec()));
             b.push(0);
-            objects.push(Object { name: format!("arg{next:02}"), bytes: b });
-            next += 1;
+            let name = format!("arg{:02}", objects.iter().filter(|o| is_arg_name(&o.name)).count());
+            objects.push(Object { name, bytes: b });
         };
         for p in &self.parts {
             match *p {
-                ArgPart::Word(ref w) => words.push(w.into()),
                 ArgPart::One(len) => {
-                    take(len, at, &mut words, &mut objects);
+                    take(len, at, &mut objects);
                     at += len;
                 }
                 ArgPart::Many { min, max, len } => {
                     let count = min + u32::from(slots.get(at).copied().unwrap_or(0)) % (max - min + 1);
                     objects.push(Object { name: "n_args".into(), bytes: count.to_le_bytes().to_vec() });
                     for k in 0..count as usize {
-                        take(len, at + 1 + k * len, &mut words, &mut objects);
+                        take(len, at + 1 + k * len, &mut objects);
                     }
                     at += 1 + max as usize * len;
                 }
             }
         }
-        (words, objects)
+        objects
     }
 
     /// The slots of a test's arguments (its `argNN` and `n_args` objects),
-    /// the inverse of [`ArgSlots::read`]: an engine path's input as a fuzz
+    /// the inverse of [`ArgSlots::objects`]: an engine path's input as a fuzz
     /// input.
     pub fn of_test(&self, kt: &KTest) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.bytes());
@@ -424,7 +418,6 @@ impl ArgSlots {
         };
         for p in &self.parts {
             match *p {
-                ArgPart::Word(_) => {}
                 ArgPart::One(len) => put(len, &mut out),
                 ArgPart::Many { min, max, len } => {
                     let n = kt.objects.iter().find(|o| o.name == "n_args").and_then(|o| o.as_ints());
@@ -671,14 +664,15 @@ fn float_text(nan: bool, negative: bool, shortest: String) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// A fuzz input's argument slots read as the engine's objects replay as
-    /// the words they give, and turn back into the same slots.
+    /// A fuzz input's argument slots, as the engine's objects, replay as the
+    /// words the slots spell, and turn back into the same slots.
     #[test]
     fn argument_slots_replay_as_they_read() {
         let words: Vec<String> = ["-n", "--sym-arg", "3", "--sym-args", "1", "3", "2", "x"]
             .iter()
             .map(|w| w.to_string())
             .collect();
+        let args: Vec<String> = std::iter::once("prog".to_string()).chain(words.iter().cloned()).collect();
         let slots = CommandLine::parse(&words).unwrap().arg_slots();
         assert_eq!(slots.bytes(), 3 + 1 + 3 * 2);
         let cases: [(&[u8], &[&str]); 3] = [
@@ -687,18 +681,13 @@ mod tests {
             (b"abc\x05\0zyx", &["-n", "abc", "", "yx", "", "x"]),
         ];
         for (input, want) in cases {
-            let (got, objects) = slots.read(input);
+            let objects = slots.objects(input);
+            assert!(objects.iter().filter(|o| is_arg_name(&o.name)).all(|o| o.bytes.len() == 4 || o.bytes.len() == 3));
+            let kt = KTest { args: args.clone(), sym_argvs: 0, sym_argv_len: 0, objects };
+            let got = replay_env(&kt).args;
             assert_eq!(got, want.iter().map(OsString::from).collect::<Vec<_>>(), "{input:?}");
-            let args = std::iter::once("prog".to_string()).chain(words.iter().cloned()).collect();
-            let kt = KTest { args, sym_argvs: 0, sym_argv_len: 0, objects };
-            assert_eq!(replay_env(&kt).args, got, "{input:?}");
-            assert!(
-                kt.objects
-                    .iter()
-                    .filter(|o| is_arg_name(&o.name))
-                    .all(|o| o.bytes.len() == 3 || o.bytes.len() == 4)
-            );
-            assert_eq!(slots.read(&slots.of_test(&kt)).0, got, "{input:?}");
+            let again = KTest { objects: slots.objects(&slots.of_test(&kt)), ..kt.clone() };
+            assert_eq!(replay_env(&again).args, got, "{input:?}");
         }
     }
 

@@ -354,7 +354,7 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             return Ok(ExitKind::Ok);
         }
         let bytes = input.mutator_bytes();
-        let runs = run(&mut self.server.borrow_mut(), &self.layout, bytes)
+        let runs = run(&mut self.server.borrow_mut(), &self.cfg.argv, &self.layout, bytes)
             .map_err(|e| libafl::Error::unknown(format!("fuzz server: {e}")))?;
         self.shared.executions.fetch_add(1, Ordering::Relaxed);
         if runs.iter().all(Run::violates_assume) {
@@ -461,11 +461,17 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
 
 /// Runs every revision on a fuzz input: the server gets the command line its
 /// argument slots make, and the objects and stdin.
-fn run(server: &mut Server, layout: &Layout, bytes: &[u8]) -> std::io::Result<Vec<Run>> {
+fn run(server: &mut Server, argv: &[String], layout: &Layout, bytes: &[u8]) -> std::io::Result<Vec<Run>> {
     let (objects, rest) = bytes.split_at(bytes.len().min(layout.object_bytes()));
     let (slots, text) = rest.split_at(rest.len().min(layout.args.bytes()));
-    let (args, _) = layout.args.read(slots);
-    server.run(&args, &[objects, text].concat())
+    server.run(&words(argv, &layout.args, slots), &[objects, text].concat())
+}
+
+/// The words after argv[0] that the argument slots `slots` give, as replay
+/// reads them from the engine's objects.
+fn words(argv: &[String], args: &crate::posix::ArgSlots, slots: &[u8]) -> Vec<std::ffi::OsString> {
+    let test = KTest { args: argv.to_vec(), sym_argvs: 0, sym_argv_len: 0, objects: args.objects(slots) };
+    crate::posix::replay_env(&test).args
 }
 
 /// The ktest of a fuzz input: its arguments and objects as the engine and
@@ -480,7 +486,7 @@ fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
         at += slot.size;
     }
     let end = (at + layout.args.bytes()).min(bytes.len());
-    let (_, mut objects) = layout.args.read(bytes.get(at..end).unwrap_or_default());
+    let mut objects = layout.args.objects(bytes.get(at..end).unwrap_or_default());
     objects.extend(own);
     at += layout.args.bytes();
     let text = bytes.get(at..).unwrap_or_default();
@@ -520,7 +526,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         (0..cfg.revisions).filter(|&r| cfg.same_as.get(r).is_none_or(|&s| s == r)).collect();
     // The server learns the input's shape from the command line of an input
     // of zeros: symbolic arguments empty, the fewest of them.
-    let (args, _) = cfg.args.read(&[]);
+    let args = words(&cfg.argv, &cfg.args, &[]);
     let server = Server::spawn(&cfg.server, &args, &map, reps, cfg.run_timeout, cfg.outputs.stderr)?;
     *shared.server_pid.lock().expect("not poisoned") = Some(server.id());
     let layout = Rc::new(Layout::new(
