@@ -682,7 +682,12 @@ mod tests {
         ];
         for (input, want) in cases {
             let objects = slots.objects(input);
-            assert!(objects.iter().filter(|o| is_arg_name(&o.name)).all(|o| o.bytes.len() == 4 || o.bytes.len() == 3));
+            assert!(
+                objects
+                    .iter()
+                    .filter(|o| is_arg_name(&o.name))
+                    .all(|o| o.bytes.len() == 4 || o.bytes.len() == 3)
+            );
             let kt = KTest { args: args.clone(), sym_argvs: 0, sym_argv_len: 0, objects };
             let got = replay_env(&kt).args;
             assert_eq!(got, want.iter().map(OsString::from).collect::<Vec<_>>(), "{input:?}");

@@ -18,7 +18,8 @@ impl Constants {
     pub fn of_program(text: &str) -> Constants {
         let mut ints = vec![0, 1, -1];
         let mut doubles = vec![0.0, -0.0, 1.0, -1.0];
-        for lit in crate::unify::numeric_literals(text) {
+        let (numbers, strings) = crate::unify::literals(text);
+        for lit in numbers {
             let Some(v) = parse_literal(&lit) else { continue };
             match v {
                 Literal::Int(c) => {
@@ -41,7 +42,7 @@ impl Constants {
         ints.dedup();
         around.sort_by(f64::total_cmp);
         around.dedup_by(|a, b| a.to_bits() == b.to_bits());
-        Constants { ints, doubles: around, words: words(text) }
+        Constants { ints, doubles: around, words: words(strings) }
     }
 }
 
@@ -50,9 +51,9 @@ impl Constants {
 /// reads as a long option's name, and `-c` for each letter of one that reads
 /// as getopt's short options ("n:i:e"). Random bytes make an option almost
 /// never, and past the option parser is where the program's work is.
-fn words(text: &str) -> Vec<Vec<u8>> {
+fn words(strings: Vec<String>) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::new();
-    for lit in crate::unify::string_literals(text) {
+    for lit in strings {
         if lit.is_empty() || lit.len() > 64 || lit.contains('\\') {
             continue;
         }

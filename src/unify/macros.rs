@@ -196,22 +196,16 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
 /// item's uses of NAME are expanded already, and the pair ends NAME's life
 /// inside the item: no text outside sees it. Both lines go at once.
 fn scoped_directive(rev: &Rev, region: Range<usize>) -> Option<Vec<(Range<usize>, String)>> {
-    let inside = |at| inside_item(rev, at);
-    let mut lines = Vec::new();
-    let mut at = region.start;
-    for line in rev.text[region].split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let directive =
-            body.trim_start().strip_prefix('#').map(str::trim_start).filter(|_| !body.ends_with('\\'));
-        if let Some((kind @ ("define" | "undef"), rest)) = directive.and_then(|d| d.split_once([' ', '\t']))
-            && inside(at)
-        {
-            let name: String =
-                rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            lines.push((kind == "define", name, at..at + body.len()));
-        }
-        at += line.len();
-    }
+    let lines: Vec<(bool, String, Range<usize>)> = logical_lines(rev, region)
+        .into_iter()
+        .filter(|l| matches!(l.kind.as_str(), "define" | "undef") && l.lines.len() == 1)
+        .filter(|l| inside_item(rev, l.lines[0].start))
+        .map(|l| {
+            let name =
+                l.rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            (l.kind == "define", name, l.lines[0].clone())
+        })
+        .collect();
     lines.iter().filter(|(define, _, _)| *define).find_map(|(_, name, first)| {
         let (_, _, second) = lines.iter().find(|(d, n, r)| !d && n == name && r.start > first.start)?;
         Some(vec![(first.clone(), String::new()), (second.clone(), String::new())])
@@ -481,24 +475,12 @@ fn in_force(m: &Macro, header_macros: &str) -> bool {
 /// where the parse failed (sort.c's initializers). Each is parsed alone.
 fn stray_definitions(rev: &Rev, known: &[Macro]) -> Vec<Macro> {
     let mut out = Vec::new();
-    let mut lines = rev.text.split_inclusive('\n').enumerate();
-    while let Some((i, line)) = lines.next() {
-        let is_define =
-            line.trim_start().strip_prefix('#').is_some_and(|d| d.trim_start().starts_with("define"));
-        if !is_define {
-            continue;
-        }
-        let mut text = line.to_string();
-        let mut last = i + 1;
-        while text.trim_end().ends_with('\\') {
-            let Some((j, next)) = lines.next() else { break };
-            text.push_str(next);
-            last = j + 1;
-        }
+    for l in logical_lines(rev, 0..rev.text.len()).into_iter().filter(|l| l.kind == "define") {
+        let last = rev.line(l.lines.last().expect("a line at least").start);
         if known.iter().any(|m| m.defined_line == last) {
             continue;
         }
-        let alone = Rev::new(0, String::new(), text.trim_end().to_string() + "\n");
+        let alone = Rev::new(0, String::new(), format!("#define{}\n", l.rest));
         out.extend(definitions(&alone).into_iter().map(|m| Macro { defined_line: last, ..m }));
     }
     out

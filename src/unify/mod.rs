@@ -72,7 +72,7 @@ pub use meta::{
     ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaFile, MetaProgram, Origin, Pos,
     Renamed, RevisionInfo, Site, SiteKind, Variant,
 };
-pub use parse::{numeric_literals, string_literals};
+pub use parse::literals;
 pub use project::{TouchedFile, unify_project};
 
 use decl::Name;

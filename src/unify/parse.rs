@@ -323,30 +323,23 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The text of every number and character literal in `text`, in order.
-pub fn numeric_literals(text: &str) -> Vec<String> {
-    literals(text, &["number_literal", "char_literal"])
-}
-
-/// The string literals of a C text, as written between their quotes (escapes
-/// as they are).
-pub fn string_literals(text: &str) -> Vec<String> {
-    literals(text, &["string_literal"])
-        .into_iter()
-        .filter_map(|l| Some(l.strip_prefix('"')?.strip_suffix('"')?.to_string()))
-        .collect()
-}
-
-fn literals(text: &str, kinds: &[&str]) -> Vec<String> {
+/// The literals of a C text, in one walk: the text of every number and
+/// character literal, and every string literal as written between its
+/// quotes (escapes as they are), each in order.
+pub fn literals(text: &str) -> (Vec<String>, Vec<String>) {
     let tree = parse_c(text);
-    let mut out = Vec::new();
+    let (mut numbers, mut strings) = (Vec::new(), Vec::new());
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        if kinds.contains(&node.kind()) {
-            out.push(text[node.byte_range()].to_string());
-        } else if cursor.goto_first_child() {
-            continue;
+        let t = &text[node.byte_range()];
+        match node.kind() {
+            "number_literal" | "char_literal" => numbers.push(t.to_string()),
+            "string_literal" => {
+                strings.extend(t.strip_prefix('"').and_then(|l| l.strip_suffix('"')).map(str::to_string))
+            }
+            _ if cursor.goto_first_child() => continue,
+            _ => {}
         }
         while !cursor.goto_next_sibling() {
             if !cursor.goto_parent() {
@@ -354,7 +347,7 @@ fn literals(text: &str, kinds: &[&str]) -> Vec<String> {
             }
         }
     }
-    out
+    (numbers, strings)
 }
 
 #[cfg(test)]
