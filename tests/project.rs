@@ -79,7 +79,10 @@ fn capture_learns_units_flags_and_link_from_the_build() {
     assert_eq!(objects, [t("src/main.o"), t("src/report.o"), t("lib/eval.o"), t("lib/lex.o")]);
     for u in &c.units {
         assert!(u.object.is_file());
-        assert_eq!(u.headers, [PathBuf::from("include/calc.h")], "{}", u.source.display());
+        // eval.c includes errors.c from beside itself.
+        let mut want = vec![PathBuf::from("include/calc.h")];
+        want.extend((u.source == Path::new("lib/eval.c")).then(|| PathBuf::from("lib/errors.c")));
+        assert_eq!(u.headers, want, "{}", u.source.display());
     }
     // libcalc.a is the project's own: its members are units, -lcalc goes.
     assert_eq!(c.link.flags, strings(&[format!("-L{}", t("lib").display()).as_str(), "-lm"]));
@@ -196,6 +199,20 @@ fn revisions_of_the_patches() {
     assert_eq!(r.touched[0].sources[1].text, eval[4].text);
     assert_eq!(r.touched[0].sources[1].path, rev.path().join("lib/eval.c"));
     assert!(r.notes.is_empty());
+
+    // A file that one unit includes from beside itself is touched as that
+    // unit's (lib/eval.c includes errors.c, which no compile names).
+    let r = revisions(&c, &[patch("06-error-words.diff"), patch("07-messages-as-ifs.diff")], &[]).unwrap();
+    let files: Vec<(&str, &str)> = r
+        .touched
+        .iter()
+        .map(|t| (t.file.to_str().unwrap(), c.units[t.unit].source.to_str().unwrap()))
+        .collect();
+    assert_eq!(files, [("lib/eval.c", "lib/eval.c"), ("lib/errors.c", "lib/eval.c")]);
+    let errors = &r.touched[1].sources;
+    assert_eq!(errors[0].name, "rev0:lib/errors.c");
+    assert!(errors[1].text.contains("divided by zero") && errors[2].text.contains("if (code == E_SYNTAX)"));
+    assert_eq!(r.touched[0].sources[1].text, r.touched[0].sources[0].text);
 }
 
 /// The error of `r`, printed as the command line would print it.

@@ -42,8 +42,26 @@ impl Constants {
         ints.dedup();
         around.sort_by(f64::total_cmp);
         around.dedup_by(|a, b| a.to_bits() == b.to_bits());
-        Constants { ints, doubles: around, words: words(strings) }
+        let mut words = words(strings);
+        if reads_floats(text) {
+            words.extend(FLOAT_SPELLINGS.iter().map(|w| w.as_bytes().to_vec()));
+            words.sort_unstable();
+            words.dedup();
+        }
+        Constants { ints, doubles: around, words }
     }
+}
+
+/// What `strtod` reads besides digits: words random bytes never spell, and
+/// where number parsing turns (NaN's sign, overflow, hex floats).
+const FLOAT_SPELLINGS: &[&str] = &["nan", "-nan", "NaN", "inf", "-inf", "infinity", "0x1p-2", "1e999", "-0"];
+
+/// Whether the program reads floating-point numbers from text: it names
+/// `strtod`, `strtof`, `strtold` (gnulib's `xstrtod` and `c_strtold`
+/// too) or `atof`.
+fn reads_floats(text: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == "atof" || ["strtod", "strtof", "strtold"].iter().any(|f| w.ends_with(f)))
 }
 
 /// Words a command line may hold, from the program's strings: each string
@@ -139,5 +157,11 @@ mod tests {
             assert!(c.words.contains(&w.as_bytes().to_vec()), "{w} missing from {:?}", c.words);
         }
         assert!(!c.words.iter().any(|w| w.contains(&b'\\')), "{:?}", c.words);
+        assert!(!c.words.contains(&b"nan".to_vec()), "no float is read here");
+        // A program that reads floats gets what strtod reads besides digits.
+        let c = Constants::of_program("int main(void) { return xstrtod(\"1\", 0, 0, strtold) > 0; }");
+        for w in ["nan", "-nan", "inf"] {
+            assert!(c.words.contains(&w.as_bytes().to_vec()), "{w} missing from {:?}", c.words);
+        }
     }
 }

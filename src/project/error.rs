@@ -69,9 +69,10 @@ pub enum ProjectError {
     #[error("{}: does not apply to {file} (patch -p1 at the project){}", diff.display(), tail_of(output))]
     DiffDoesNotApply { diff: PathBuf, file: String, output: String },
 
-    /// A revision changes a file that a unit of PATH includes.
-    #[error("{}: changes {file}, a header that {unit} includes; psychic unifies the program's .c files only (so far)", revision.display())]
-    TouchesHeader { revision: PathBuf, file: String, unit: String },
+    /// A revision changes a file that units of PATH include, other than
+    /// one unit's from beside its source.
+    #[error("{}: changes {file}, a header that {units} include(s); psychic unifies the program's .c files and a file that one of them includes by a quoted name from its own directory (`#include \"regexec.c\"`), not a header included elsewhere or by several units (so far)", revision.display())]
+    TouchesHeader { revision: PathBuf, file: String, units: String },
 
     /// A revision deletes a unit's source.
     #[error("{}: deletes {file}, a source of the program; psychic unifies files that every revision has", revision.display())]

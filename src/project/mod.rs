@@ -34,8 +34,10 @@
 //! [`revisions`] (`revisions`) applies each diff with `patch -p1` to a
 //! private copy of only the files it touches, taken from the tree, and reads
 //! a revision directory's copies of the units' sources and headers. A change
-//! to a unit's source makes it [`Touched`]; a change to a header a unit
-//! includes is refused; a change to any other file (another program's, the
+//! to a unit's source, or to a file that one unit alone includes by a
+//! quoted name from beside its source (gnulib's regex.c includes
+//! regexec.c), makes that file [`Touched`]; a change to another header is
+//! refused; a change to any other file (another program's, the
 //! documentation's, a build file's) is reported as ignored in
 //! [`Revisions::notes`].
 //!
@@ -115,9 +117,12 @@ pub struct Link {
 /// every revision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Touched {
-    /// Its index in [`Capture::units`].
+    /// The index in [`Capture::units`] of the unit that compiles it.
     pub unit: usize,
-    /// Revision 0 (the original) to n, named `rev{k}:{source}`; `path` is
+    /// The file, relative to `tree`: the unit's source, or a file the
+    /// source includes from beside itself.
+    pub file: PathBuf,
+    /// Revision 0 (the original) to n, named `rev{k}:{file}`; `path` is
     /// the tree's file for revision 0, the diff for a diff's revision and
     /// the revision directory's file for a directory's.
     pub sources: Vec<crate::unify::RevisionSource>,

@@ -1,7 +1,8 @@
 //! The revisions of a captured project: each diff applied with `patch -p1`
 //! to a scratch copy of only the files it names, each revision directory
 //! read for the units' sources and headers, and every change sorted into a
-//! unit's (kept), a header's (refused) or another file's (ignored, noted).
+//! unit's (kept), a header's (kept where one unit includes it from beside
+//! itself, refused elsewhere) or another file's (ignored, noted).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -13,9 +14,10 @@ use crate::unify::{RevisionSource, decode};
 /// The files of the program, and what a revision's change to one of them means.
 struct Program<'a> {
     name: &'a Path,
+    tree: &'a Path,
     sources: BTreeSet<&'a Path>,
-    /// Each header a unit includes, with the first unit (its source) that does.
-    headers: BTreeMap<&'a Path, &'a Path>,
+    /// Each header a unit includes, with the units (their sources) that do.
+    headers: BTreeMap<&'a Path, Vec<&'a Path>>,
 }
 
 impl Program<'_> {
@@ -34,12 +36,22 @@ impl Program<'_> {
             let new = new
                 .ok_or_else(|| ProjectError::DeletesUnit { revision: origin.to_path_buf(), file: show() })?;
             mine.insert(file.to_path_buf(), new);
-        } else if let Some(unit) = self.headers.get(file) {
-            return Err(ProjectError::TouchesHeader {
+        } else if let Some(units) = self.headers.get(file) {
+            let refused = || ProjectError::TouchesHeader {
                 revision: origin.to_path_buf(),
                 file: show(),
-                unit: unit.display().to_string(),
-            });
+                units: units.iter().map(|u| u.display().to_string()).collect::<Vec<_>>().join(", "),
+            };
+            // Its meta file can stand in only where the unit finds it first:
+            // beside the unit's source, the first place a quoted name is
+            // looked for (gnulib's regex.c includes regexec.c so).
+            let [unit] = units[..] else { return Err(refused()) };
+            if !includes_beside(self.tree, unit, file) {
+                return Err(refused());
+            }
+            let new = new
+                .ok_or_else(|| ProjectError::DeletesUnit { revision: origin.to_path_buf(), file: show() })?;
+            mine.insert(file.to_path_buf(), new);
         } else {
             notes.push(format!(
                 "{}: ignored its change to {}, which no unit of {} compiles or includes",
@@ -61,11 +73,12 @@ pub fn revisions(c: &Capture, diffs: &[PathBuf], rev_dirs: &[PathBuf]) -> Result
     if diffs.is_empty() && rev_dirs.is_empty() {
         return Err(ProjectError::NoRevisions { program: c.program.clone() });
     }
-    let mut program = Program { name: &c.program, sources: BTreeSet::new(), headers: BTreeMap::new() };
+    let mut program =
+        Program { name: &c.program, tree: &c.tree, sources: BTreeSet::new(), headers: BTreeMap::new() };
     for u in &c.units {
         program.sources.insert(&u.source);
         for h in &u.headers {
-            program.headers.entry(h.as_path()).or_insert(&u.source);
+            program.headers.entry(h.as_path()).or_default().push(&u.source);
         }
     }
     let read = |p: &Path| std::fs::read(p).map_err(|e| ProjectError::io(p, "reading a revision", e));
@@ -92,36 +105,57 @@ pub fn revisions(c: &Capture, diffs: &[PathBuf], rev_dirs: &[PathBuf]) -> Result
         }
         // A header the directory lacks is taken to be one configure makes.
         for h in program.headers.keys().filter(|h| !program.sources.contains(*h)) {
-            if r.join(h).is_file() && read(&r.join(h))? != read(&c.tree.join(h))? {
-                program.classify(r, h, None, &mut mine, &mut notes)?;
+            if r.join(h).is_file() {
+                let new = read(&r.join(h))?;
+                if new != read(&c.tree.join(h))? {
+                    program.classify(r, h, Some(new), &mut mine, &mut notes)?;
+                }
             }
         }
         changed.push(mine);
     }
     let mut touched = Vec::new();
     for (i, u) in c.units.iter().enumerate() {
-        if !changed.iter().any(|m| m.contains_key(&u.source)) {
-            continue;
-        }
-        let orig_path = c.tree.join(&u.source);
-        let orig = read(&orig_path)?;
-        let source = |index: usize, path: PathBuf, bytes: &[u8]| RevisionSource {
-            index,
-            name: format!("rev{index}:{}", u.source.display()),
-            path,
-            text: decode(bytes),
-        };
-        let mut sources = vec![source(0, orig_path.clone(), &orig)];
-        for (k, m) in changed.iter().enumerate() {
-            let path = match diffs.get(k) {
-                Some(d) => d.clone(),
-                None => rev_dirs[k - diffs.len()].join(&u.source),
+        // The unit's source first, then the files it includes.
+        for file in std::iter::once(&u.source).chain(&u.headers) {
+            if !changed.iter().any(|m| m.contains_key(file)) {
+                continue;
+            }
+            let orig_path = c.tree.join(file);
+            let orig = read(&orig_path)?;
+            let source = |index: usize, path: PathBuf, bytes: &[u8]| RevisionSource {
+                index,
+                name: format!("rev{index}:{}", file.display()),
+                path,
+                text: decode(bytes),
             };
-            sources.push(source(k + 1, path, m.get(&u.source).map_or(&orig[..], |b| &b[..])));
+            let mut sources = vec![source(0, orig_path.clone(), &orig)];
+            for (k, m) in changed.iter().enumerate() {
+                let path = match diffs.get(k) {
+                    Some(d) => d.clone(),
+                    None => rev_dirs[k - diffs.len()].join(file),
+                };
+                sources.push(source(k + 1, path, m.get(file).map_or(&orig[..], |b| &b[..])));
+            }
+            touched.push(Touched { unit: i, file: file.clone(), sources });
         }
-        touched.push(Touched { unit: i, sources });
     }
     Ok(Revisions { touched, notes })
+}
+
+/// Whether the unit of `source` includes `file` by a quoted name from the
+/// directory they share (`#include "regexec.c"`), where it looks first.
+fn includes_beside(tree: &Path, source: &Path, file: &Path) -> bool {
+    let (Some(name), true) = (file.file_name(), file.parent() == source.parent()) else { return false };
+    let Ok(text) = std::fs::read(tree.join(source)) else { return false };
+    let quoted = format!("\"{}\"", name.to_string_lossy());
+    String::from_utf8_lossy(&text).lines().any(|l| {
+        let l = l.trim_start();
+        l.strip_prefix('#').is_some_and(|d| {
+            let d = d.trim_start();
+            d.strip_prefix("include").is_some_and(|rest| rest.trim() == quoted)
+        })
+    })
 }
 
 /// A file a revision changes, relative to the tree, with its new text

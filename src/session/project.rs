@@ -8,15 +8,17 @@
 //! - bitcode: every unit with its own flags in its own directory; an
 //!   untouched unit from its source in the capture's tree, cached beside the
 //!   capture (`TREE.units/`), so that a later run compiles only the touched
-//!   units; a touched unit from its meta file, with `-iquote` of the
-//!   original source's directory, where its quoted includes were found;
+//!   units; a touched unit from `OUT/meta/SOURCE` (its meta file, or a copy
+//!   of its source beside the meta file of a file it includes), with
+//!   `-iquote` of the original source's directory, where its other quoted
+//!   includes were found;
 //! - native builds (replay, perturbed, fuzz, plain): the project's own
 //!   objects, with the touched units' swapped for their meta files' objects
 //!   built as the kind asks, linked by clang with psychic's runtime and the
 //!   project's link flags. The fuzz build renames `main`, wherever it is, so
 //!   every unit's fuzz object is psychic's (cached as the bitcode is).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -39,7 +41,19 @@ pub(super) struct ProjectSources {
 impl ProjectSources {
     /// The touched file `i`, relative to the tree.
     fn source(&self, i: usize) -> &Path {
-        &self.capture.units[self.touched[i].unit].source
+        &self.touched[i].file
+    }
+
+    /// The touched files of unit `unit`, by index.
+    fn of_unit(&self, unit: usize) -> Vec<usize> {
+        (0..self.touched.len()).filter(|&i| self.touched[i].unit == unit).collect()
+    }
+
+    /// The units with a touched file, in unit order.
+    fn units(&self) -> Vec<usize> {
+        let mut units: Vec<usize> = self.touched.iter().map(|t| t.unit).collect();
+        units.dedup();
+        units
     }
 }
 
@@ -102,10 +116,10 @@ pub(super) fn sources(plan: &Plan, p: &ProjectPlan, watch: &dyn Watch) -> Result
 /// unexpanded; none if clang cannot tell (unify then reports the syntax
 /// error it meets).
 fn header_macros(tc: &Toolchain, ps: &ProjectSources, i: usize) -> String {
-    let unit = ps.touched[i].unit;
-    let flags = flags_at(&ps.capture, unit);
-    let flags = UnitFlags { dir: &ps.capture.units[unit].dir, flags: &flags };
-    tc.unit_macros(&ps.capture.tree.join(ps.source(i)), &flags).unwrap_or_default()
+    let unit = &ps.capture.units[ps.touched[i].unit];
+    let flags = flags_at(&ps.capture, ps.touched[i].unit);
+    let flags = UnitFlags { dir: &unit.dir, flags: &flags };
+    tc.unit_macros(&ps.capture.tree.join(&unit.source), &flags).unwrap_or_default()
 }
 
 /// The flags a unit's meta file (or a revision of its source) compiles
@@ -119,41 +133,69 @@ fn flags_at(c: &Capture, unit: usize) -> Vec<String> {
     flags
 }
 
-/// Every revision of every touched file must compile with its unit's flags;
-/// a failure names the revision, the file and clang's message. A text is
-/// checked once, in the first revision that has it: most revisions leave
-/// most files as the original has them.
+/// Every revision of every touched unit must compile with its flags; a
+/// failure names the revision, the unit and clang's message. A unit's
+/// texts are checked once, in the first revision that has them: most
+/// revisions leave most files as the original has them.
 fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBuf]) -> Result<()> {
     let scratch = tempfile::tempdir().context("creating a temporary directory")?;
-    let flags: Vec<Vec<String>> = ps.touched.iter().map(|t| flags_at(&ps.capture, t.unit)).collect();
+    let c = &ps.capture;
     let mut checks = Vec::new();
-    for (i, t) in ps.touched.iter().enumerate() {
+    for j in ps.units() {
+        let mine = ps.of_unit(j);
+        let source = &c.units[j].source;
         let mut checked = BTreeSet::new();
-        for s in &t.sources {
-            if !checked.insert(s.text.as_str()) {
+        for k in 0..roots.len() {
+            let texts: Vec<&RevisionSource> = mine.iter().map(|&i| &ps.touched[i].sources[k]).collect();
+            if !checked.insert(texts.iter().map(|s| s.text.as_str()).collect::<Vec<_>>()) {
                 continue;
             }
-            // A diff's text exists only in memory; clang's messages name the
-            // revision's own file wherever it has one.
-            let file = if s.on_disk() {
-                s.path.clone()
-            } else {
-                let file = scratch.path().join(format!("rev{}", s.index)).join(ps.source(i));
-                write_text(&file, &s.text)?;
-                file
+            // A revision's own tree, where it has one, so that clang's
+            // messages name its files; a diff's texts exist only in memory.
+            let root = |i: &usize| {
+                let s = &ps.touched[*i].sources[k];
+                let file = ps.source(*i);
+                let root = s.path.ancestors().nth(file.components().count())?;
+                (s.on_disk() && root.join(file) == s.path).then(|| root.to_path_buf())
             };
-            checks.push((i, s.index, file));
+            let roots: BTreeSet<Option<PathBuf>> = mine.iter().map(root).collect();
+            let file = match roots.into_iter().collect::<Vec<_>>()[..] {
+                [Some(ref r)] if r.join(source).is_file() => r.join(source),
+                _ => {
+                    let dir = scratch.path().join(format!("rev{k}"));
+                    for (&i, s) in mine.iter().zip(&texts) {
+                        write_text(&dir.join(ps.source(i)), &s.text)?;
+                    }
+                    if !mine.iter().any(|&i| ps.source(i) == source) {
+                        copy_source(&c.tree, source, &dir)?;
+                    }
+                    dir.join(source)
+                }
+            };
+            checks.push((j, k, file));
         }
     }
-    let results = compile::in_parallel(&checks, |(i, _, file)| {
-        let unit = UnitFlags { dir: &ps.capture.units[ps.touched[*i].unit].dir, flags: &flags[*i] };
-        tc.unit_syntax_check(file, &unit)
+    let flags: BTreeMap<usize, Vec<String>> = ps.units().into_iter().map(|j| (j, flags_at(c, j))).collect();
+    let results = compile::in_parallel(&checks, |(j, _, file)| {
+        tc.unit_syntax_check(file, &UnitFlags { dir: &c.units[*j].dir, flags: &flags[j] })
     });
-    for ((i, k, _), checked) in checks.iter().zip(results) {
+    for ((j, k, _), checked) in checks.iter().zip(results) {
         checked.with_context(|| {
-            format!("revision {k} ({}): {}", roots[*k].display(), ps.source(*i).display())
+            format!("revision {k} ({}): {}", roots[*k].display(), c.units[*j].source.display())
         })?;
     }
+    Ok(())
+}
+
+/// A copy of the tree's `source` at `dir/source`: a unit compiled there
+/// finds the touched files it includes beside it.
+fn copy_source(tree: &Path, source: &Path, dir: &Path) -> Result<()> {
+    let (from, to) = (tree.join(source), dir.join(source));
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("{}: cannot create", parent.display()))?;
+    }
+    std::fs::copy(&from, &to)
+        .with_context(|| format!("{}: cannot copy to {}", from.display(), to.display()))?;
     Ok(())
 }
 
@@ -242,20 +284,26 @@ pub(super) fn bitcode(
         write_text(&path, &s.meta.file_text(i))?;
         meta_files.push(path);
     }
+    // A unit whose included files alone are touched compiles from a copy
+    // of its source beside their meta files.
+    for j in ps.units() {
+        if !ps.of_unit(j).iter().any(|&i| *ps.source(i) == c.units[j].source) {
+            copy_source(&c.tree, &c.units[j].source, &out.join("meta"))?;
+        }
+    }
     let cache = unit_cache(c, &out);
     let mut units = Vec::new();
     let mut bitcode = Vec::new();
     for (j, u) in c.units.iter().enumerate() {
-        let (source, flags, own) = match ps.touched.iter().position(|t| t.unit == j) {
-            Some(i) => (meta_files[i].clone(), flags_at(c, j), None),
-            None => {
-                // The engine's locations in an untouched unit name DIR's
-                // file, not the capture's copy the user never saw.
-                let mut flags = u.flags.clone();
-                flags.push(format!("-ffile-prefix-map={}={}", c.tree.display(), c.dir.display()));
-                let own = Own { object: u.object.clone(), key: unit_key(&s.tc, c, u, &flags)? };
-                (c.tree.join(&u.source), flags, Some(own))
-            }
+        let (source, flags, own) = if ps.touched.iter().any(|t| t.unit == j) {
+            (out.join("meta").join(&u.source), flags_at(c, j), None)
+        } else {
+            // The engine's locations in an untouched unit name DIR's
+            // file, not the capture's copy the user never saw.
+            let mut flags = u.flags.clone();
+            flags.push(format!("-ffile-prefix-map={}={}", c.tree.display(), c.dir.display()));
+            let own = Own { object: u.object.clone(), key: unit_key(&s.tc, c, u, &flags)? };
+            (c.tree.join(&u.source), flags, Some(own))
         };
         let unit = BuildUnit { source, dir: u.dir.clone(), flags, own };
         let bc = match &unit.own {

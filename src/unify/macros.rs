@@ -168,15 +168,17 @@ fn expand(rev: Rev, header_macros: &str) -> Rev {
     macros.extend(own.into_iter().filter(|m| !m.conditional || in_force(m, header_macros)));
     // Stable: a header's definition stays before the file's.
     macros.sort_by_key(|m| m.defined_line);
-    if macros.is_empty() {
+    if macros.is_empty() && header_macros.is_empty() {
         return rev;
     }
     let mut rev = rev;
     for _ in 0..MAX_EXPANSIONS {
         let Some(bad) = first_error(rev.tree.root_node()) else { break };
         let region = region_of(bad);
-        let Some(edits) = first_invocation(&rev, region.clone(), &macros)
-            .map(|e| vec![e])
+        // A group the preprocessor drops goes first: its text is never read,
+        // and it may be all of the file's rest to the grammar (regexec.c).
+        let Some(edits) = undefined_branch(&rev, region.clone(), bad.start_byte(), header_macros)
+            .or_else(|| first_invocation(&rev, region.clone(), &macros).map(|e| vec![e]))
             .or_else(|| scoped_directive(&rev, region.clone()))
             .or_else(|| chosen_branch(&rev, region.clone(), &macros))
             .or_else(|| hint_attribute(&rev, region))
@@ -318,28 +320,6 @@ fn logical_lines(rev: &Rev, region: Range<usize>) -> Vec<Logical> {
 /// branches' lines are made empty. Only where every condition up to the
 /// taken branch computes (`cond::eval`, the macros in force at its line).
 fn chosen_branch(rev: &Rev, region: Range<usize>, macros: &[Macro]) -> Option<Vec<(Range<usize>, String)>> {
-    let lines = logical_lines(rev, region);
-    let opens = |k: &str| matches!(k, "if" | "ifdef" | "ifndef");
-    let start = lines.iter().position(|l| opens(&l.kind) && inside_item(rev, l.lines[0].start))?;
-    // The group's directives at its own depth: the opening, elif/else, endif.
-    let mut marks = vec![start];
-    let mut depth = 0;
-    for (j, l) in lines.iter().enumerate().skip(start + 1) {
-        match l.kind.as_str() {
-            k if opens(k) => depth += 1,
-            "endif" if depth == 0 => {
-                marks.push(j);
-                break;
-            }
-            "endif" => depth -= 1,
-            "elif" | "else" if depth == 0 => marks.push(j),
-            _ => {}
-        }
-    }
-    let &end = marks.last().filter(|&&j| lines[j].kind == "endif")?;
-    if !inside_item(rev, lines[end].lines[0].start) {
-        return None;
-    }
     let undefs: Vec<(String, usize)> = rev
         .text
         .lines()
@@ -349,9 +329,7 @@ fn chosen_branch(rev: &Rev, region: Range<usize>, macros: &[Macro]) -> Option<Ve
             Some((rest.trim().to_string(), i + 1))
         })
         .collect();
-    let mut taken = None;
-    for (k, &m) in marks[..marks.len() - 1].iter().enumerate() {
-        let l = &lines[m];
+    group_edits(rev, region, true, None, |l: &Logical| {
         let line = rev.line(l.lines[0].start);
         let lookup = |name: &str| -> Option<Option<String>> {
             let def = macros.iter().rev().find(|d| d.name == name && d.defined_line < line)?;
@@ -359,13 +337,111 @@ fn chosen_branch(rev: &Rev, region: Range<usize>, macros: &[Macro]) -> Option<Ve
             (!undone).then(|| def.params.is_none().then(|| def.body.clone()))
         };
         let name = l.rest.trim();
-        let holds = match l.kind.as_str() {
+        Some(match l.kind.as_str() {
             "if" | "elif" => cond::eval(&l.rest, &lookup)? != 0,
             "ifdef" => lookup(name).is_some(),
             "ifndef" => lookup(name).is_none(),
             _ => true,
+        })
+    })
+}
+
+/// The innermost file-scope `#if` group of `region` around the error at
+/// byte `at`, where its conditions name only macros
+/// that nothing defines: neither the unit's headers (`header_macros`, as
+/// `clang -dM` has them once the unit is read) nor any directive of the
+/// file. The group's text the grammar trips over is code the preprocessor
+/// drops (gnulib's regexec.c, shared with glibc, has `#ifdef _LIBC` around
+/// glibc's symbol versioning): the branch taken is kept, as in an
+/// initializer. A name `-dM` or the file spells is refused, since where the
+/// group stands it may be defined or not (an include guard is defined by
+/// the time `-dM` looks).
+fn undefined_branch(
+    rev: &Rev,
+    region: Range<usize>,
+    at: usize,
+    header_macros: &str,
+) -> Option<Vec<(Range<usize>, String)>> {
+    if header_macros.is_empty() {
+        return None;
+    }
+    let defined = |name: &str| {
+        let spelled = |l: &str| {
+            let d = l.trim_start().strip_prefix('#').map(str::trim_start);
+            let rest = d.and_then(|d| d.strip_prefix("define").or_else(|| d.strip_prefix("undef")));
+            rest.is_some_and(|r| {
+                r.trim_start().split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next() == Some(name)
+            })
         };
-        if holds {
+        header_macros.lines().chain(rev.text.lines()).any(spelled)
+    };
+    group_edits(rev, region, false, Some(at), |l: &Logical| {
+        let names = l.rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        if names
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            .any(|w| w != "defined" && defined(w))
+        {
+            return None;
+        }
+        let nothing = |_: &str| None;
+        Some(match l.kind.as_str() {
+            "if" | "elif" => cond::eval(&l.rest, &nothing)? != 0,
+            "ifdef" => false,
+            "ifndef" => true,
+            _ => true,
+        })
+    })
+}
+
+/// The edits that keep only the taken branch of an `#if` group of `region`
+/// inside a file-scope item (`in_item`) or at file scope: the group's
+/// directive lines and its other branches made empty. The group is the
+/// first, or with `around` the innermost that holds that byte. `holds` says
+/// whether a branch's directive (`#if`, `#elif`, `#else`) is taken, or
+/// `None` where it cannot tell; the first that holds is taken.
+fn group_edits(
+    rev: &Rev,
+    region: Range<usize>,
+    in_item: bool,
+    around: Option<usize>,
+    holds: impl Fn(&Logical) -> Option<bool>,
+) -> Option<Vec<(Range<usize>, String)>> {
+    let lines = logical_lines(rev, region);
+    let opens = |k: &str| matches!(k, "if" | "ifdef" | "ifndef");
+    // Each group's directives at its own depth: the opening, elif/else, endif.
+    let group = |start: usize| -> Option<Vec<usize>> {
+        let mut marks = vec![start];
+        let mut depth = 0;
+        for (j, l) in lines.iter().enumerate().skip(start + 1) {
+            match l.kind.as_str() {
+                k if opens(k) => depth += 1,
+                "endif" if depth == 0 => {
+                    marks.push(j);
+                    return Some(marks);
+                }
+                "endif" => depth -= 1,
+                "elif" | "else" if depth == 0 => marks.push(j),
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut groups = (0..lines.len())
+        .filter(|&j| opens(&lines[j].kind) && inside_item(rev, lines[j].lines[0].start) == in_item)
+        .filter_map(group)
+        .filter(|m| {
+            let (first, last) = (&lines[m[0]].lines[0], lines[*m.last().unwrap()].lines.last().unwrap());
+            around.is_none_or(|a| first.start <= a && a <= last.end)
+        });
+    let marks = if around.is_some() { groups.next_back()? } else { groups.next()? };
+    let end = *marks.last().unwrap();
+    // At file scope the grammar's node of the group holds its `#endif`.
+    if in_item && !inside_item(rev, lines[end].lines[0].start) {
+        return None;
+    }
+    let mut taken = None;
+    for (k, &m) in marks[..marks.len() - 1].iter().enumerate() {
+        if holds(&lines[m])? {
             taken = Some(k);
             break;
         }
@@ -611,14 +687,22 @@ fn invocation(text: &str, at: usize, len: usize, m: &Macro) -> Option<(Range<usi
         return None;
     }
     let (args, close) = arguments(text, open)?;
-    if text[at..close].contains('\n') {
+    // An invocation over several lines (regexec.c's `re_realloc (fs->stack,
+    // struct re_fail_stack_ent_t,` and its count below) expands on its first
+    // line, and its other lines stay, empty: the lines after keep their
+    // numbers. A directive or a line comment among them is not joined.
+    let lines = text[at..close].matches('\n').count();
+    let inside = &text[at..close];
+    if lines > 0 && (inside.contains("//") || inside.lines().skip(1).any(|l| l.trim_start().starts_with('#')))
+    {
         return None;
     }
     let args = if args.len() == 1 && args[0].is_empty() && params.is_empty() { Vec::new() } else { args };
     if args.len() < params.len() || (args.len() > params.len() && !m.variadic) {
         return None;
     }
-    Some((at..close, substitute(m, params, &args)))
+    let expansion = substitute(m, params, &args).replace('\n', " ");
+    Some((at..close, format!("{expansion}{}", "\n".repeat(lines))))
 }
 
 /// The arguments of an invocation whose `(` is at `open`, split at top-level
@@ -830,6 +914,44 @@ mod tests {
         // A condition it cannot compute leaves the error to be reported.
         let unknown = src.replace("defined BIG", "F (1)").replace("#define BIG 1", "#define F(x) x");
         assert!(prepare(Rev::new(0, "t.c".into(), unknown)).tree.root_node().has_error());
+    }
+
+    #[test]
+    fn an_invocation_over_two_lines_expands_on_its_first() {
+        // regexec.c: a type for an argument, the count on the next line.
+        let headers = "#define re_realloc(p,t,n) ((t *) realloc (p, (n) * sizeof (t)))\n";
+        let src = "struct e { int a; };\nstruct e *f (struct e *s, int n)\n{\n  s = re_realloc (s, struct e,\n                  n * 2);\n  return s;\n}\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        let lines: Vec<&str> = rev.text.lines().collect();
+        assert_eq!(lines.len(), src.lines().count());
+        assert!(
+            lines[3].contains("realloc (s, (n * 2) * sizeof (struct e))") && lines[4].trim() == ";",
+            "{}",
+            rev.text
+        );
+    }
+
+    #[test]
+    fn a_group_on_macros_nothing_defines_keeps_its_taken_branch() {
+        // gnulib's regexec.c, shared with glibc: symbol versioning and a
+        // return type's attribute under `_LIBC`, which no header defines.
+        let headers = "#define GUARD_H 1\n";
+        let src = "int f (void) { return 0; }\n#ifdef _LIBC\nweak_alias (f, g)\n#endif\n\n#if defined _REGEX_RE_COMP || defined _LIBC\nint\n# ifdef _LIBC\nweak_function\n# endif\nre_exec (const char *s)\n{\n  return 1;\n}\n#endif /* _REGEX_RE_COMP */\nint h (void) { return f (); }\n";
+        let rev = prepare_with(Rev::new(0, "t.c".into(), src.into()), headers);
+        assert!(!rev.tree.root_node().has_error(), "{}", rev.text);
+        // The innermost group around each error goes (re_exec's, whose
+        // `int` the grammar trips over), code around it stays.
+        for gone in ["weak_alias", "weak_function", "re_exec"] {
+            assert!(!rev.text.contains(gone), "{}", rev.text);
+        }
+        assert!(rev.text.starts_with("int f (void)") && rev.text.ends_with("return f (); }\n"));
+        assert_eq!(rev.text.lines().count(), src.lines().count());
+        // A name a header defines may hold where the group stands: refused.
+        let guarded = format!("#define _LIBC 1\n{headers}");
+        assert!(prepare_with(Rev::new(0, "t.c".into(), src.into()), &guarded).tree.root_node().has_error());
+        // And so is every group without the headers' word.
+        assert!(prepare(Rev::new(0, "t.c".into(), src.into())).tree.root_node().has_error());
     }
 
     #[test]
