@@ -37,31 +37,6 @@ fn every_subcommand_has_help_with_examples() {
     assert!(top.contains("Exit status: 0 on success; 1 when"), "{top}");
 }
 
-/// More revisions than a run takes are refused with psychic's own message,
-/// before anything is built: they once ended in a panic.
-#[test]
-fn too_many_revisions_are_refused_before_any_work() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = |i: usize| dir.path().join(format!("r{i}.c"));
-    let mut args =
-        vec!["diff-patches".to_string(), "-o".into(), dir.path().join("out").display().to_string()];
-    for i in 0..257 {
-        std::fs::write(file(i), format!("int main(void) {{ return {}; }}\n", i % 2)).unwrap();
-        args.push(file(i).display().to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = psychic(&args);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        stderr.starts_with(
-            "psychic: error: 257 revisions given (the original and 256 patches); psychic takes at most 256"
-        ),
-        "{stderr}"
-    );
-    assert!(!dir.path().join("out").exists(), "no output directory for a refused run");
-}
-
 #[test]
 fn usage_errors_exit_2() {
     for args in [

@@ -119,15 +119,15 @@ fn meta_program_splits_revision_sets_without_the_solver() {
             .map(|p| {
                 let big =
                     p.outputs.iter().any(|e| e.render(&ex.pool, &Default::default()).starts_with(b"big"));
-                (p.revisions, big)
+                (p.revisions.clone(), big)
             })
             .collect();
         sets.sort();
         let r01: RevSet = [0, 1].into_iter().collect();
         let r2 = RevSet::singleton(2);
         assert_eq!(sets.len(), 4, "{sets:?}");
-        assert!(sets.contains(&(r01, true)) && sets.contains(&(r01, false)), "{sets:?}");
-        assert!(sets.contains(&(r2, true)) && sets.contains(&(r2, false)), "{sets:?}");
+        assert!(sets.contains(&(r01.clone(), true)) && sets.contains(&(r01, false)), "{sets:?}");
+        assert!(sets.contains(&(r2.clone(), true)) && sets.contains(&(r2, false)), "{sets:?}");
         assert!(s.stats.revision_splits >= 1);
         for p in &s.paths {
             for c in &p.constraints {
@@ -244,7 +244,7 @@ fn data_only_divergence_splits_outputs_at_halt() {
             s.paths.iter().filter(|p| matches!(p.termination, Termination::Exit { .. })).collect();
         // The ?: on the revision is decided by a revision split ({0,1,2} vs
         // {3}), never by the solver; then each state runs alone.
-        let mut sets: Vec<RevSet> = exits.iter().map(|p| p.revisions).collect();
+        let mut sets: Vec<RevSet> = exits.iter().map(|p| p.revisions.clone()).collect();
         sets.sort();
         assert_eq!(sets, vec![[0, 1, 2].into_iter().collect(), RevSet::singleton(3)]);
         for p in &exits {
@@ -415,11 +415,11 @@ fn unify_style_or_chains_keep_sharing_revisions_together() {
         let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
         let s = ex.run();
         // {0,2} and {1} part at site 1 and stay so; each forks on the input.
-        let mut sets: Vec<RevSet> = s.paths.iter().map(|p| p.revisions).collect();
+        let mut sets: Vec<RevSet> = s.paths.iter().map(|p| p.revisions.clone()).collect();
         sets.sort();
         let r02: RevSet = [0, 2].into_iter().collect();
         let r1 = RevSet::singleton(1);
-        assert_eq!(sets, vec![r1, r1, r02, r02], "opt2={opt2}");
+        assert_eq!(sets, vec![r1.clone(), r1, r02.clone(), r02], "opt2={opt2}");
         common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
     }
 }

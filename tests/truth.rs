@@ -84,3 +84,33 @@ fn concrete_and_symbolic_printing_compare_by_value() {
     assert_eq!(run.report.clusters, truth);
     assert_eq!(run.report.stats.disagreements, 0, "every candidate confirms");
 }
+
+/// More revisions than a state's set once held (256; 257 ended in a panic,
+/// then in a refusal): 260 revisions, `x * K % 5` for K = 0..259, every
+/// text different, five behaviours (K modulo 5). The clusters must be the
+/// partition of their own native builds on every input. A short budget:
+/// one test tells all five apart at once, and what scales with the count of
+/// revisions (proofs pair by pair) is `cargo bench --bench scale`'s.
+#[test]
+fn more_than_256_revisions_get_their_true_partition() {
+    use common::mutate::{Domain, Input};
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<std::path::PathBuf> = (0..260)
+        .map(|k| {
+            let f = dir.path().join(if k == 0 { "orig.c".to_string() } else { format!("p{k}.c") });
+            let text = format!(
+                "#include <klee/klee.h>\nint main(void) {{\n    int x;\n    klee_make_symbolic(&x, sizeof x, \"x\");\n    \
+                 klee_assume(x >= 0 & x < 8);\n    return x * {k} % 5;\n}}\n"
+            );
+            std::fs::write(&f, text).unwrap();
+            f
+        })
+        .collect();
+    let domain =
+        common::mutate::domain(&[Input { name: "x", width: 4, count: 1, domain: Domain::Range(0, 7) }]);
+    let truth = common::partition(&common::native_outcomes(&files, &domain));
+    assert_eq!(truth.len(), 5, "the fixture's own truth");
+    let run = truth::diff_patches(&files, dir.path(), &["--max-time", "15"]);
+    assert_eq!(run.report.clusters, truth);
+    assert!(truth::tests_in_domain(&run.report, &domain));
+}

@@ -804,7 +804,7 @@ impl<'a> Differentiator<'a> {
         gi: usize,
         cx: &mut HaltContext<'_>,
     ) -> std::io::Result<()> {
-        let revs = self.groups[gi].revisions;
+        let revs = self.groups[gi].revisions.clone();
         // Detached while we pair, so that confirming may update `self`.
         let kept = std::mem::take(&mut self.groups[gi].paths);
         let mut result = Ok(());
@@ -921,11 +921,11 @@ impl HaltObserver for Differentiator<'_> {
         }
         self.stats.halted += 1;
         for gi in 0..self.groups.len() {
-            let revs = self.groups[gi].revisions;
+            let revs = self.groups[gi].revisions.clone();
             if self.done() {
                 break;
             }
-            if !path.revisions.intersect(&revs).is_empty() {
+            if !path.revisions.disjoint(&revs) {
                 continue;
             }
             if !self.worth_pairing(&path.revisions, &revs) {
@@ -952,7 +952,9 @@ impl HaltObserver for Differentiator<'_> {
         if !self.settled(&path.revisions) {
             match self.groups.iter_mut().find(|g| g.revisions == path.revisions) {
                 Some(g) => g.paths.push(path.clone()),
-                None => self.groups.push(Group { revisions: path.revisions, paths: vec![path.clone()] }),
+                None => {
+                    self.groups.push(Group { revisions: path.revisions.clone(), paths: vec![path.clone()] })
+                }
             }
         }
         if self.done() { Control::Stop } else { Control::Continue }

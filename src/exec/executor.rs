@@ -44,8 +44,8 @@ use super::special::Handler;
 use super::state::{ExecutionState, Frame};
 use super::value::Value;
 use super::{
-    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, MAX_REVISIONS, PROGRESS_INTERVAL,
-    Progress, RunSummary,
+    Control, ExecConfig, ExecError, ExecStats, HaltContext, HaltObserver, PROGRESS_INTERVAL, Progress,
+    RunSummary,
 };
 
 /// Instructions a state runs before the searcher chooses again.
@@ -156,9 +156,6 @@ impl<'m> Executor<'m> {
             return Err(ExecError::EntrySignature(cfg.entry.clone()));
         }
         let num_revisions = cfg.revisions.or(m.revisions).unwrap_or(1).max(1);
-        if num_revisions > MAX_REVISIONS {
-            return Err(ExecError::TooManyRevisions(num_revisions));
-        }
         let solver = Solver::new(SolverConfig { timeout: cfg.max_solver_time, ..SolverConfig::default() });
         let consts = m.consts.iter().map(|c| const_value(m, c)).collect();
         let handlers = m.funcs.iter().map(|f| f.body.is_none().then(|| Handler::lookup(&f.name))).collect();
@@ -678,8 +675,7 @@ impl<'m> Executor<'m> {
         if st.symbolics.is_empty() {
             return;
         }
-        let targets =
-            self.states_on(&st.symbolics, values, |s| s.revisions.intersect(&st.revisions).is_empty());
+        let targets = self.states_on(&st.symbolics, values, |s| s.revisions.disjoint(&st.revisions));
         if targets.is_empty() {
             return;
         }

@@ -339,7 +339,7 @@ impl Executor<'_> {
             for &a in &survivors {
                 let sa = self.live_state(a);
                 if a == b
-                    || !sa.revisions.intersect(&st.revisions).is_empty()
+                    || !sa.revisions.disjoint(&st.revisions)
                     || sa.constraints.len() <= st.constraints.len()
                     || !sa.constraints.starts_with(&st.constraints)
                 {
@@ -347,7 +347,7 @@ impl Executor<'_> {
                 }
                 match parts.iter_mut().find(|(r, _)| *r == sa.revisions) {
                     Some((_, ids)) => ids.push(a),
-                    None => parts.push((sa.revisions, vec![a])),
+                    None => parts.push((sa.revisions.clone(), vec![a])),
                 }
             }
             for (_, ids) in parts {

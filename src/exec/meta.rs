@@ -46,10 +46,10 @@ impl<'m> Executor<'m> {
         self.note_split(st);
         for (_, set) in &groups[1..] {
             let mut child = st.clone();
-            child.revisions = *set;
+            child.revisions = set.clone();
             self.forked.push(child);
         }
-        st.revisions = groups[0].1;
+        st.revisions = groups[0].1.clone();
         Err(Stop::Restart)
     }
 
@@ -273,10 +273,10 @@ impl<'m> Executor<'m> {
         self.note_split(st);
         for (_, _, set) in &groups[1..] {
             let mut child = st.clone();
-            child.revisions = *set;
+            child.revisions = set.clone();
             self.forked.push(child);
         }
-        st.revisions = groups[0].2;
+        st.revisions = groups[0].2.clone();
         Err(Stop::Restart)
     }
 }

@@ -65,7 +65,7 @@ pub use halt::{
     Annotation, ApproxKind, Approximation, ErrorKind, FmtArg, HaltedPath, Location, OutputEvent, StackFrame,
     Stream, SymbolicObject, Termination, ktest_objects,
 };
-pub use revset::{MAX_REVISIONS, RevSet};
+pub use revset::RevSet;
 pub use searcher::{SearchKind, SearchView, Searcher, StateId};
 pub use seeds::SeedInbox;
 pub use slab::Slab;
@@ -330,8 +330,6 @@ pub struct RunSummary {
 pub enum ExecError {
     #[error(transparent)]
     Load(#[from] crate::ir::LoadError),
-    #[error("the module declares {0} revisions; at most {MAX_REVISIONS} are supported")]
-    TooManyRevisions(u32),
     #[error("entry function `{0}` takes parameters psychic cannot provide (expected none, or argc and argv)")]
     EntrySignature(String),
 }

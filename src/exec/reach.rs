@@ -111,7 +111,7 @@ impl Executor<'_> {
         }
         for s in ids {
             let st = self.states.get(s).and_then(|x| x.as_deref()).expect("live state");
-            let revs = st.revisions;
+            let revs = st.revisions.clone();
             if !pairs.iter().any(|&(i, _)| revs.contains(i)) {
                 continue;
             }

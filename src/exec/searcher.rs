@@ -488,12 +488,16 @@ impl Parallel {
         Parallel { groups: Vec::new(), group_of: Vec::new(), turn: 0, seed }
     }
 
-    fn group(&mut self, revisions: RevSet) -> usize {
-        match self.groups.iter().position(|g| g.revisions == revisions) {
+    fn group(&mut self, revisions: &RevSet) -> usize {
+        match self.groups.iter().position(|g| g.revisions == *revisions) {
             Some(g) => g,
             None => {
                 let seed = self.seed.wrapping_add(self.groups.len() as u64);
-                self.groups.push(Group { revisions, searcher: CovNew::new(seed), served: false });
+                self.groups.push(Group {
+                    revisions: revisions.clone(),
+                    searcher: CovNew::new(seed),
+                    served: false,
+                });
                 self.groups.len() - 1
             }
         }
@@ -515,30 +519,29 @@ impl Parallel {
 impl Searcher for Parallel {
     fn select(&mut self, view: &SearchView) -> StateId {
         let n = self.groups.len();
-        let tops: Vec<Option<(StateId, RevSet)>> = self
+        let tops: Vec<Option<StateId>> = self
             .groups
             .iter_mut()
-            .map(|g| (!g.searcher.is_empty()).then(|| (g.searcher.select(view), g.revisions)))
+            .map(|g| (!g.searcher.is_empty()).then(|| g.searcher.select(view)))
             .collect();
-        let positions: Vec<_> = tops.iter().map(|t| t.and_then(|(s, _)| Self::position(view, s))).collect();
-        let parallel = |i: usize| {
-            let (Some((_, ri)), Some(pi)) = (tops[i], positions[i]) else { return false };
-            (0..n).any(|j| {
-                j != i
-                    && positions[j] == Some(pi)
-                    && tops[j].is_some_and(|(_, rj)| ri.intersect(&rj).is_empty())
-            })
-        };
+        let positions: Vec<_> = tops.iter().map(|t| t.and_then(|s| Self::position(view, s))).collect();
         let live: Vec<usize> = (0..n).map(|k| (self.turn + k) % n).filter(|&i| tops[i].is_some()).collect();
         // A new round when every group with states has had its turn.
         if live.iter().all(|&i| self.groups[i].served) {
             self.groups.iter_mut().for_each(|g| g.served = false);
         }
         let order: Vec<usize> = live.into_iter().filter(|&i| !self.groups[i].served).collect();
+        let groups = &self.groups;
+        let parallel = |i: usize| {
+            let Some(pi) = positions[i] else { return false };
+            (0..n).any(|j| {
+                j != i && positions[j] == Some(pi) && groups[i].revisions.disjoint(&groups[j].revisions)
+            })
+        };
         let chosen = order.iter().copied().find(|&i| parallel(i)).unwrap_or(order[0]);
         self.groups[chosen].served = true;
         self.turn = (chosen + 1) % n;
-        tops[chosen].expect("chosen group is not empty").0
+        tops[chosen].expect("chosen group is not empty")
     }
 
     fn update(
@@ -560,9 +563,8 @@ impl Searcher for Parallel {
         }
         let mut ran = None;
         if let Some(c) = current.filter(|c| !removed.contains(c)) {
-            let revisions = view.state(c).revisions;
             let old = self.group_of.get(c).copied().flatten();
-            let g = self.group(revisions);
+            let g = self.group(&view.state(c).revisions);
             if old == Some(g) {
                 ran = Some((g, c));
             } else {
@@ -573,7 +575,7 @@ impl Searcher for Parallel {
             }
         }
         for &a in added {
-            let g = self.group(view.state(a).revisions);
+            let g = self.group(&view.state(a).revisions);
             joined.push((g, a));
         }
         gone.resize(self.groups.len(), Vec::new());

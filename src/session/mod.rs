@@ -125,16 +125,6 @@ impl Watch for Unwatched {}
 /// Runs the pipeline. The output directory is created once the revisions
 /// are known to compile and unify, and removed again if a later stage fails.
 pub fn run(plan: &Plan, watch: &dyn Watch) -> Result<Outcome> {
-    // Refused before any work: a state's revision set holds this many.
-    let given = 1 + plan.revisions.len() + plan.diffs.len();
-    if given > exec::MAX_REVISIONS as usize {
-        anyhow::bail!(
-            "{given} revisions given (the original and {} patches); psychic takes at most {} in one run: \
-             split the patches into groups that each keep the original",
-            given - 1,
-            exec::MAX_REVISIONS
-        );
-    }
     let s = prepare::sources(plan, watch)?;
     // A project's first build is counted apart: the budget is for psychic's
     // work, which later runs, with the build cached, do again.
