@@ -9,8 +9,10 @@
 //! `psychic run`'s tests from what `exec` halts; `posix` is the symbolic
 //! environment's conventions (command-line words, ktest objects, replay);
 //! `outcome` is what counts as behaviour and `budget` the time limit, which
-//! every stage shares.
+//! every stage shares. `batch` runs a manifest of diff-patches command lines,
+//! each as a child process.
 
+pub mod batch;
 pub mod budget;
 pub mod cli;
 pub mod cluster;

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod batch;
 mod cli;
 mod confirm;
 mod diff_engine;

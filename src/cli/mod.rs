@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod batch;
 mod completions;
 mod diff_patches;
 mod exec_args;
@@ -34,6 +35,7 @@ tests that tells the clusters apart.",
     after_help = "Examples:
   psychic diff-patches orig.c fix1.c fix2.c fix3.c     # the whole pipeline
   psychic unify orig.c fix1.c fix2.c -o meta.c        # the meta program only
+  psychic batch sets.jsonl --shard 3/8                # many patch sets, a share of them
   psychic help diff-patches                           # every command has --help with examples
 
 Exit status: 0 on success; 1 when `diff-patches --fail-on-diff` finds revisions that behave
@@ -53,6 +55,7 @@ enum Command {
     Replay(tools::ReplayArgs),
     Show(tools::ShowArgs),
     Unify(unify::UnifyArgs),
+    Batch(batch::BatchArgs),
     Completions(completions::CompletionsArgs),
 }
 
@@ -84,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Replay(a) => tools::replay(a),
         Command::Show(a) => tools::show(a),
         Command::Unify(a) => unify::unify(a),
+        Command::Batch(a) => batch::batch(a),
         Command::Completions(a) => completions::completions(a),
     };
     match result {

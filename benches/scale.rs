@@ -1,0 +1,79 @@
+//! Many revisions in one run: `psychic diff-patches` on repair-style patch
+//! pools of the generated corpus (`truth::large_set`: the grade base, 1 or 2
+//! mutations each from a pool shared by the set, rewrites of earlier
+//! revisions, exact copies), against the true partition from running every
+//! revision natively on every input of its domain. Prints the stage times
+//! (compile, explore, confirm, cluster), whether the partition is exact, and
+//! the peak memory of the whole process (the bench and psychic's library in
+//! it; the native runs are children).
+//!
+//! `cargo bench --bench scale -- [--sizes N,M,...] [--max-time S]`
+//! (default sizes 150,256,300,1000; --max-time 600)
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::truth;
+
+fn main() {
+    let mut sizes = vec![150, 256, 300, 1000];
+    let mut max_time = 600.0;
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--sizes" => sizes = it.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect(),
+            "--max-time" => max_time = it.next().unwrap().parse().unwrap(),
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    println!(
+        "{:>6} {:>6} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>5} {:>8}",
+        "revs",
+        "texts",
+        "clusters",
+        "unify",
+        "compile",
+        "explore",
+        "confirm",
+        "cluster",
+        "wall",
+        "exact",
+        "peak MiB"
+    );
+    for size in sizes {
+        let set = truth::large_set(size);
+        let dir = tempfile::tempdir().unwrap();
+        let files = set.write(dir.path());
+        let t = truth::ground_truth(&set, &files);
+        let run = truth::diff_patches(&files, dir.path(), &["--max-time", &max_time.to_string()]);
+        let texts: std::collections::BTreeSet<&String> = set.revisions.iter().collect();
+        let s = &run.report.stats.seconds;
+        println!(
+            "{:>6} {:>6} {:>8} | {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} | {:>5} {:>8}",
+            size,
+            texts.len(),
+            t.partition.len(),
+            s.unify,
+            s.compile,
+            s.explore,
+            s.confirm,
+            s.cluster,
+            run.wall.as_secs_f64(),
+            if run.report.clusters == t.partition { "yes" } else { "NO" },
+            peak_mib()
+        );
+    }
+    println!("(texts: distinct revision texts; clusters: the true partition's; wall: the whole run)");
+}
+
+/// The process's peak resident memory (`VmHWM`), in MiB.
+fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    kib / 1024
+}
