@@ -514,10 +514,14 @@ static void enumerate(int argc, char **argv, char **envp) {
 }
 
 static void parse_revisions(const char *s) {
-  revisions = calloc(4096, sizeof *revisions);
+  /* As many as the list holds: a repair tool's pool has thousands. */
+  size_t most = 1;
+  for (const char *c = s; c && *c; c++)
+    most += *c == ',';
+  revisions = calloc(most, sizeof *revisions);
   if (!revisions)
     die("psychic fuzz server: calloc");
-  while (s && *s && nrevisions < 4096) {
+  while (s && *s && (size_t)nrevisions < most) {
     char *end;
     revisions[nrevisions++] = (int)strtol(s, &end, 10);
     s = *end == ',' ? end + 1 : NULL;
