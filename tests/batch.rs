@@ -76,7 +76,11 @@ fn a_sharded_batch_resumes_and_equals_the_sets_own_truth() {
     assert!(broken.error.as_deref().unwrap().contains("sets.jsonl:2:"), "{broken:?}");
     let missing = &all[4];
     assert_eq!(missing.status, Status::Failed, "{missing:?}");
-    assert!(missing.error.as_deref().unwrap().contains("nowhere/orig.c"), "{missing:?}");
+    let said = missing.error.as_deref().unwrap();
+    assert!(
+        said.starts_with("sets.jsonl:5: set missing: ") && said.contains("nowhere/orig.c"),
+        "{missing:?}"
+    );
 
     // A second call finds every set finished and runs none.
     let before: Vec<SystemTime> =

@@ -208,14 +208,16 @@ fn run_set(plan: &BatchPlan, base: &Path, name: &str, line: usize, args: &[Strin
         (None, Some(2)) => Status::Failed,
         _ => Status::Crashed,
     };
+    // Named by its manifest line, as a compiler names a source line.
     let error = (status_of != Status::Done).then(|| {
         let tail: Vec<&str> = said.lines().rev().take(5).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        match status_of {
+        let what = match status_of {
             Status::TimedOut => format!("killed after {} s (--timeout)", plan.timeout.as_secs()),
             _ if tail.is_empty() => format!("exited with {status}"),
             _ => tail.join("\n"),
-        }
+        };
+        format!("{}:{line}: set {name}: {what}", plan.manifest.display())
     });
     Ok(SetResult {
         name: name.to_string(),
