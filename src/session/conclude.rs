@@ -248,22 +248,23 @@ fn judge(
         Some((file, line)) => format!("{file}:{line}"),
         None => l.to_string(),
     };
-    // Pairs of one cluster whose differing code no path of both ran.
+    // Pairs of one cluster whose differing code no path of both ran: the
+    // first, and how many more (a cluster of thousands has millions of
+    // pairs, so none is kept but the first).
+    let variants = VariantTable::new(meta, sources.len());
     let mut unreached = |c: &[usize]| -> Vec<String> {
         let mut pairs = c.iter().enumerate().flat_map(|(i, &a)| c[i + 1..].iter().map(move |&b| (a, b)));
-        let open: Vec<(usize, usize, Vec<&unify::Site>)> = pairs
-            .by_ref()
-            .map(|(a, b)| (a, b, differing_sites(meta, a, b)))
-            .filter(|(a, b, sites)| {
-                let ids: Vec<u32> = sites.iter().map(|s| s.id as u32).collect();
-                !sites.is_empty() && !diff.reach.reached(*a, *b, &ids)
-            })
-            .collect();
-        let Some((a, b, sites)) = open.first() else { return Vec::new() };
-        let site = describe_site(meta, sites[0], *a, &files);
-        let mut why = diff.reach.unreached(*a, *b, &site, &locate, plain);
-        if open.len() > 1 {
-            why.push_str(&format!(" (and {} more pairs of this cluster)", open.len() - 1));
+        let mut open = pairs.by_ref().filter_map(|(a, b)| {
+            let sites = variants.differing(meta, a, b);
+            let ids: Vec<u32> = sites.iter().map(|s| s.id as u32).collect();
+            (!sites.is_empty() && !diff.reach.reached(a, b, &ids)).then_some((a, b, sites))
+        });
+        let Some((a, b, sites)) = open.next() else { return Vec::new() };
+        let more = open.count();
+        let site = describe_site(meta, sites[0], a, &files);
+        let mut why = diff.reach.unreached(a, b, &site, &locate, plain);
+        if more > 0 {
+            why.push_str(&format!(" (and {more} more pairs of this cluster)"));
         }
         vec![why]
     };
@@ -313,13 +314,38 @@ fn judge(
     st.partial_reasons = reasons;
 }
 
-/// The sites where revisions `a` and `b` run different code.
-fn differing_sites(meta: &unify::MetaProgram, a: usize, b: usize) -> Vec<&unify::Site> {
-    let variant = |s: &unify::Site, r: usize| s.variants.iter().position(|v| v.revisions.contains(&r));
-    meta.sites
-        .iter()
-        .filter(|s| matches!((variant(s, a), variant(s, b)), (Some(x), Some(y)) if x != y))
-        .collect()
+/// Which variant of each site each revision runs, looked up once: the
+/// verdicts ask it of every pair of a cluster.
+struct VariantTable {
+    /// `[site][revision]`.
+    of: Vec<Vec<Option<u32>>>,
+}
+
+impl VariantTable {
+    fn new(meta: &unify::MetaProgram, revisions: usize) -> VariantTable {
+        let of = meta
+            .sites
+            .iter()
+            .map(|s| {
+                let mut row = vec![None; revisions];
+                for (i, v) in s.variants.iter().enumerate() {
+                    v.revisions.iter().filter(|&&r| r < revisions).for_each(|&r| row[r] = Some(i as u32));
+                }
+                row
+            })
+            .collect();
+        VariantTable { of }
+    }
+
+    /// The sites where revisions `a` and `b` run different code.
+    fn differing<'m>(&self, meta: &'m unify::MetaProgram, a: usize, b: usize) -> Vec<&'m unify::Site> {
+        meta.sites
+            .iter()
+            .zip(&self.of)
+            .filter(|(_, row)| matches!((row[a], row[b]), (Some(x), Some(y)) if x != y))
+            .map(|(s, _)| s)
+            .collect()
+    }
 }
 
 /// "site 3 in grade, fix3.c:13": where revision `r`'s code at the site is.
