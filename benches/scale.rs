@@ -54,8 +54,10 @@ fn main() {
             t
         };
         let of_text: Vec<usize> = set.revisions.iter().map(|r| texts.binary_search(&r).unwrap()).collect();
-        let distinct: Vec<std::path::PathBuf> =
-            texts.iter().map(|t| files[set.revisions.iter().position(|r| r == *t).unwrap()].clone()).collect();
+        let distinct: Vec<std::path::PathBuf> = texts
+            .iter()
+            .map(|t| files[set.revisions.iter().position(|r| r == *t).unwrap()].clone())
+            .collect();
         let outcomes = common::native_outcomes(&distinct, &set.domain());
         let rows: Vec<_> = of_text.iter().map(|&k| outcomes[k].clone()).collect();
         let partition = common::partition(&rows);

@@ -152,14 +152,14 @@ fn check_revisions_compile(tc: &Toolchain, ps: &ProjectSources, roots: &[&PathBu
             }
             // A revision's own tree, where it has one, so that clang's
             // messages name its files; a diff's texts exist only in memory.
-            let root = |i: &usize| {
+            let tree_of = |i: &usize| {
                 let s = &ps.touched[*i].sources[k];
                 let file = ps.source(*i);
                 let root = s.path.ancestors().nth(file.components().count())?;
                 (s.on_disk() && root.join(file) == s.path).then(|| root.to_path_buf())
             };
-            let roots: BTreeSet<Option<PathBuf>> = mine.iter().map(root).collect();
-            let file = match roots.into_iter().collect::<Vec<_>>()[..] {
+            let trees: BTreeSet<Option<PathBuf>> = mine.iter().map(tree_of).collect();
+            let file = match trees.into_iter().collect::<Vec<_>>()[..] {
                 [Some(ref r)] if r.join(source).is_file() => r.join(source),
                 _ => {
                     let dir = scratch.path().join(format!("rev{k}"));
