@@ -258,6 +258,14 @@ impl CommandLine {
             && !self.parsed.iter().any(|w| matches!(w, Word::SymFiles { .. }))
     }
 
+    /// The bytes of symbolic stdin (`--sym-stdin N`), if it has any.
+    pub fn stdin_len(&self) -> Option<u32> {
+        self.parsed.iter().find_map(|w| match *w {
+            Word::SymStdin { len } => Some(len),
+            _ => None,
+        })
+    }
+
     /// The words as a fuzz input holds them.
     pub fn arg_slots(&self) -> ArgSlots {
         let parts = self

@@ -24,7 +24,10 @@
 //! with the revision: a new edge of any revision counts) and the pair map.
 //! `DiffExecutor` runs the server; an input outside the `klee_assume`d domain
 //! (status 120 on every revision) counts for nothing; an input that tells apart a
-//! pair the run has not becomes a candidate ktest (at most three per pair).
+//! pair the run has not becomes a candidate ktest (at most three per pair). A run's stdin is the input's tail cut to the command
+//! line's `--sym-stdin N`, and empty without it, as the engine's is
+//! (`mutate::Layout::split`): a test outside the report's domain would
+//! separate revisions that a proof over that domain calls equivalent.
 //!
 //! Hybrid fuzzing: every input a mutation adds to the corpus is offered to the
 //! engine's `SeedInbox` as a ktest of its objects as it enters (`ToEngine`, a
@@ -107,6 +110,8 @@ pub struct FuzzConfig {
     pub argv: Vec<String>,
     /// Its words as a fuzz input holds them.
     pub args: crate::posix::ArgSlots,
+    /// `--sym-stdin N`'s N (`mutate::Layout::stdin`).
+    pub stdin: Option<usize>,
     pub revisions: usize,
     /// As `diff::DiffConfig::same_as`: revisions of one text run once.
     pub same_as: Vec<usize>,
@@ -449,8 +454,8 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
             (&self.cfg.engine, self.mutating.get(), testcase.input())
         {
             let bytes = input.mutator_bytes();
-            let (objects, text) = bytes.split_at(bytes.len().min(self.layout.text_start()));
-            let mut test = ktest(&self.cfg.argv, &self.layout, objects);
+            let (_, _, text) = self.layout.split(bytes);
+            let mut test = ktest(&self.cfg.argv, &self.layout, &bytes[..bytes.len().min(self.layout.text_start())]);
             test.objects = shape.objects(test.objects, text);
             inbox.offer(test);
             self.shared.offered.fetch_add(1, Ordering::Relaxed);
@@ -462,8 +467,7 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
 /// Runs every revision on a fuzz input: the server gets the command line its
 /// argument slots make, and the objects and stdin.
 fn run(server: &mut Server, argv: &[String], layout: &Layout, bytes: &[u8]) -> std::io::Result<Vec<Run>> {
-    let (objects, rest) = bytes.split_at(bytes.len().min(layout.object_bytes()));
-    let (slots, text) = rest.split_at(rest.len().min(layout.args.bytes()));
+    let (objects, slots, text) = layout.split(bytes);
     server.run(&words(argv, &layout.args, slots), &[objects, text].concat())
 }
 
@@ -485,11 +489,9 @@ fn ktest(argv: &[String], layout: &Layout, bytes: &[u8]) -> KTest {
         own.push(Object { name: slot.name.clone(), bytes: b });
         at += slot.size;
     }
-    let end = (at + layout.args.bytes()).min(bytes.len());
-    let mut objects = layout.args.objects(bytes.get(at..end).unwrap_or_default());
+    let (_, slots, text) = layout.split(bytes);
+    let mut objects = layout.args.objects(slots);
     objects.extend(own);
-    at += layout.args.bytes();
-    let text = bytes.get(at..).unwrap_or_default();
     if !text.is_empty() {
         objects.extend(crate::posix::stdin_objects(text));
     }
@@ -532,6 +534,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let layout = Rc::new(Layout::new(
         server.shape.clone(),
         cfg.args.clone(),
+        cfg.stdin,
         server.reads_stdin,
         cfg.constants.clone(),
     ));
@@ -613,4 +616,28 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
         stats.corpus = corpus as u64;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(stdin: Option<usize>) -> Layout {
+        let slots = vec![server::Slot { name: "x".into(), size: 4 }];
+        Layout::new(slots, Default::default(), stdin, true, Constants::default())
+    }
+
+    /// Havoc grows an input past its objects; that tail is stdin only as far
+    /// as `--sym-stdin N` makes stdin an input: a test that carried more
+    /// would lie outside the domain the report names (and a proof over it).
+    #[test]
+    fn an_input_s_tail_is_stdin_only_within_the_command_line_s() {
+        let bytes = b"\x01\0\0\0hello";
+        let names = |t: &KTest| t.objects.iter().map(|o| o.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&ktest(&["p".into()], &layout(None), bytes)), ["x"]);
+        let t = ktest(&["p".into()], &layout(Some(3)), bytes);
+        assert_eq!(names(&t), ["x", "stdin", "stdin-stat"]);
+        assert_eq!(crate::posix::replay_env(&t).stdin, b"hel");
+        assert_eq!(layout(Some(8)).split(bytes), (&b"\x01\0\0\0"[..], &b""[..], &b"hello"[..]));
+    }
 }

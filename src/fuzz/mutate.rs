@@ -57,6 +57,13 @@ macro_rules! layout_mutator {
 pub struct Layout {
     pub slots: Vec<Slot>,
     pub args: ArgSlots,
+    /// The most bytes a run's stdin holds: the command line's `--sym-stdin
+    /// N`. None: stdin is no input of the run (the engine's and native
+    /// replay's stdin is empty), and a run gets none, whatever the input's
+    /// tail holds, so that every test lies in the domain the report names.
+    pub stdin: Option<usize>,
+    /// The program read stdin when the server probed its shape: worth
+    /// mutating as text.
     pub reads_stdin: bool,
     pub constants: Constants,
     /// Per slot: holds a float, as far as the engine's inputs tell.
@@ -67,10 +74,29 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn new(slots: Vec<Slot>, args: ArgSlots, reads_stdin: bool, constants: Constants) -> Self {
+    pub fn new(
+        slots: Vec<Slot>,
+        args: ArgSlots,
+        stdin: Option<usize>,
+        reads_stdin: bool,
+        constants: Constants,
+    ) -> Self {
         let floats = RefCell::new(vec![None; slots.len()]);
         let seen = RefCell::new(vec![None; slots.len()]);
-        Layout { slots, args, reads_stdin, constants, floats, seen }
+        Layout { slots, args, stdin, reads_stdin, constants, floats, seen }
+    }
+
+    /// An input's parts: its objects' bytes, its argument slots' bytes and
+    /// the stdin a run gets (cut to [`Layout::stdin`]).
+    pub fn split<'a>(&self, bytes: &'a [u8]) -> (&'a [u8], &'a [u8], &'a [u8]) {
+        let (objects, rest) = bytes.split_at(bytes.len().min(self.object_bytes()));
+        let (slots, text) = rest.split_at(rest.len().min(self.args.bytes()));
+        (objects, slots, &text[..text.len().min(self.stdin.unwrap_or(0))])
+    }
+
+    /// Whether stdin's text is worth mutating.
+    fn mutates_stdin(&self) -> bool {
+        self.reads_stdin && self.stdin.is_some_and(|n| n > 0)
     }
 
     /// Learns from an input the engine found which objects hold floats: a
@@ -311,7 +337,7 @@ impl<S: HasRand> Mutator<BytesInput, S> for StdinNumber {
     fn mutate(&mut self, state: &mut S, input: &mut BytesInput) -> Result<MutationResult, Error> {
         let split = self.layout.text_start();
         let bytes = input.mutator_bytes();
-        if !self.layout.reads_stdin || bytes.len() < split {
+        if !self.layout.mutates_stdin() || bytes.len() < split {
             return Ok(MutationResult::Skipped);
         }
         let text = &bytes[split..];
@@ -407,7 +433,7 @@ impl<S: HasRand> Mutator<BytesInput, S> for StdinWord {
         let split = self.layout.text_start();
         let words = &self.layout.constants.words;
         let bytes = input.mutator_bytes();
-        if !self.layout.reads_stdin || bytes.len() < split || words.is_empty() {
+        if !self.layout.mutates_stdin() || bytes.len() < split || words.is_empty() {
             return Ok(MutationResult::Skipped);
         }
         let text = &bytes[split..];

@@ -62,6 +62,7 @@ pub(super) fn explore<'a>(
         server: server.clone(),
         argv: argv.clone(),
         args: plan.command.arg_slots(),
+        stdin: plan.command.stdin_len().map(|n| n as usize),
         revisions: n,
         same_as: dcfg.same_as.clone(),
         outputs: dcfg.outputs,
