@@ -5,6 +5,7 @@ fn main() {
     println!("cargo:rerun-if-changed=runtime");
     cc::Build::new()
         .file("runtime/native/psychic_native.c")
+        .file("runtime/native/psychic_confirm.c")
         .include("runtime/include")
         .warnings(true)
         .extra_warnings(true)

@@ -6,7 +6,8 @@
 //! The environment's files of a ktest (`crate::posix::replay_env`) are written
 //! into a scratch directory that is the program's working directory. The
 //! budget all replays of a command share is `crate::diff::confirm`'s
-//! `ReplayLimits`.
+//! `ReplayLimits`. A [`Server`] runs one test on many revisions, a fork each,
+//! for confirmation.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -107,39 +108,13 @@ impl<'a> Request<'a> {
 }
 
 pub fn run(req: &Request) -> std::io::Result<Outcome> {
-    // A bare name would be looked up on PATH; the user means the file here.
-    let mut cmd = Command::new(std::path::absolute(req.binary)?);
     // Files live in a scratch directory that is the working directory.
-    let workdir = if req.env.files.is_empty() {
-        None
-    } else {
-        let dir = tempfile::Builder::new().prefix("psychic-replay-").tempdir()?;
-        for (name, bytes) in &req.env.files {
-            std::fs::write(dir.path().join(name), bytes)?;
-        }
+    let workdir = scratch_dir(&req.env)?;
+    let mut cmd = command(req.binary, req.ktest, &req.env.args, req.perturb)?;
+    if let Some(dir) = &workdir {
         cmd.current_dir(dir.path());
-        Some(dir)
-    };
-    let ktest = req.ktest.map(std::path::absolute).transpose()?;
-    cmd.args(&req.env.args)
-        .env("PSYCHIC_REVISION", req.revision.to_string())
-        // Memory errors become a deterministic SIGABRT, leaks are not behaviour.
-        .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0")
-        .env_remove("MALLOC_PERTURB_")
-        .env_remove("PSYCHIC_STACK_SHIFT")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if req.perturb {
-        // ASan fills fresh heap memory with 0xbe by default.
-        cmd.env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0:malloc_fill_byte=90")
-            .env("MALLOC_PERTURB_", "165")
-            .env("PSYCHIC_STACK_SHIFT", "x".repeat(1000));
     }
-    match &ktest {
-        Some(k) => cmd.env("KTEST_FILE", k),
-        None => cmd.env_remove("KTEST_FILE"),
-    };
+    cmd.env("PSYCHIC_REVISION", req.revision.to_string());
     match &req.annotations {
         Some(a) => cmd.env("PSYCHIC_ANNOTATIONS", a),
         None => cmd.env_remove("PSYCHIC_ANNOTATIONS"),
@@ -174,6 +149,167 @@ pub fn run(req: &Request) -> std::io::Result<Outcome> {
         stdout_cut,
         stderr_cut,
     })
+}
+
+/// A confirmation server (`runtime/native/psychic_confirm.c`): one process
+/// of a replay build that runs one test (its ktest, arguments, stdin) on
+/// revision after revision, forking each run from before the program's
+/// start. A run is what [`run`] makes of a [`Request`] with the same test, but
+/// for what a fresh process differs in by nature (its pid, the memory its
+/// loader left), and the environment holds no revision: a program that
+/// prints its environment is one program on every revision.
+pub struct Server {
+    child: std::process::Child,
+    to: std::process::ChildStdin,
+    from: std::io::BufReader<std::process::ChildStdout>,
+    env: ReplayEnv,
+}
+
+impl Server {
+    pub fn spawn(
+        binary: &Path,
+        ktest: Option<&Path>,
+        env: &ReplayEnv,
+        perturb: bool,
+    ) -> std::io::Result<Server> {
+        let mut cmd = command(binary, ktest, &env.args, perturb)?;
+        cmd.env("PSYCHIC_REPLAY_SERVER", "1")
+            .env_remove("PSYCHIC_REVISION")
+            .env_remove("PSYCHIC_ANNOTATIONS");
+        let mut child = cmd.spawn()?;
+        let to = child.stdin.take().expect("stdin is piped");
+        let from = std::io::BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let mut server = Server { child, to, from, env: env.clone() };
+        let text = &server.env.stdin;
+        let mut first = (text.len() as u32).to_le_bytes().to_vec();
+        first.extend_from_slice(text);
+        let mut magic = [0u8; 4];
+        let ready = server.to.write_all(&first).and_then(|_| server.from.read_exact(&mut magic));
+        if ready.is_err() || &magic != b"PSYR" {
+            return Err(server.failure(binary));
+        }
+        Ok(server)
+    }
+
+    /// Runs `revision` within `timeout`; its `psychic_output` records go to
+    /// `annotations`. Also: the time the run took.
+    pub fn run(
+        &mut self,
+        revision: usize,
+        timeout: Duration,
+        annotations: Option<&Path>,
+    ) -> std::io::Result<(Outcome, Duration)> {
+        let workdir = scratch_dir(&self.env)?;
+        let mut req = Vec::new();
+        req.extend((revision as u32).to_le_bytes());
+        req.extend((timeout.as_millis().clamp(1, u32::MAX as u128) as u32).to_le_bytes());
+        for path in [annotations, workdir.as_ref().map(|d| d.path())] {
+            let bytes = path.map(|p| p.as_os_str().as_encoded_bytes()).unwrap_or_default();
+            req.extend((bytes.len() as u32).to_le_bytes());
+            req.extend_from_slice(bytes);
+        }
+        self.to.write_all(&req)?;
+        self.to.flush()?;
+        let mut head = [0u8; 16];
+        self.from.read_exact(&mut head)?;
+        let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("4 bytes"));
+        let took = Duration::from_micros(u64::from_le_bytes(head[8..16].try_into().expect("8 bytes")));
+        let (stdout, stdout_cut) = self.capture()?;
+        let (stderr, stderr_cut) = self.capture()?;
+        let (kind, value) = (word(0), word(4) as i32);
+        let outcome = Outcome {
+            stdout,
+            stderr,
+            exit_status: (kind == 0).then_some(value),
+            signal: (kind == 1).then_some(value),
+            timed_out: kind == 2,
+            stdout_cut,
+            stderr_cut,
+        };
+        Ok((outcome, took))
+    }
+
+    fn capture(&mut self) -> std::io::Result<(Vec<u8>, bool)> {
+        let mut head = [0u8; 5];
+        self.from.read_exact(&mut head)?;
+        let len = u32::from_le_bytes(head[..4].try_into().expect("4 bytes")) as usize;
+        if len > MAX_CAPTURE {
+            return Err(std::io::Error::other("the confirmation server answered out of protocol"));
+        }
+        let mut bytes = vec![0u8; len];
+        self.from.read_exact(&mut bytes)?;
+        Ok((bytes, head[4] != 0))
+    }
+
+    /// Why the server did not start: what it said, or that it is no
+    /// replay build of this psychic.
+    fn failure(&mut self, binary: &Path) -> std::io::Error {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut said = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            let _ = e.read_to_string(&mut said);
+        }
+        std::io::Error::other(format!(
+            "{}: not a confirmation server (a replay build of this psychic?){}{}",
+            binary.display(),
+            if said.is_empty() { "" } else { ": " },
+            said.trim()
+        ))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // The end of its input ends it; a server that is stuck is killed.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The command of a replay binary on a test, as every run gets it: its
+/// arguments, the ktest, and the environment that makes memory errors a
+/// deterministic abort and (`perturb`) fills memory with other garbage.
+fn command(
+    binary: &Path,
+    ktest: Option<&Path>,
+    args: &[std::ffi::OsString],
+    perturb: bool,
+) -> std::io::Result<Command> {
+    // A bare name would be looked up on PATH; the user means the file here.
+    let mut cmd = Command::new(std::path::absolute(binary)?);
+    cmd.args(args)
+        // Memory errors become a deterministic SIGABRT, leaks are not behaviour.
+        .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0")
+        .env_remove("MALLOC_PERTURB_")
+        .env_remove("PSYCHIC_STACK_SHIFT")
+        .env_remove("PSYCHIC_REPLAY_SERVER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if perturb {
+        // ASan fills fresh heap memory with 0xbe by default.
+        cmd.env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0:malloc_fill_byte=90")
+            .env("MALLOC_PERTURB_", "165")
+            .env("PSYCHIC_STACK_SHIFT", "x".repeat(1000));
+    }
+    match ktest.map(std::path::absolute).transpose()? {
+        Some(k) => cmd.env("KTEST_FILE", k),
+        None => cmd.env_remove("KTEST_FILE"),
+    };
+    Ok(cmd)
+}
+
+/// The scratch working directory of a run whose test has files, with them.
+fn scratch_dir(env: &ReplayEnv) -> std::io::Result<Option<tempfile::TempDir>> {
+    if env.files.is_empty() {
+        return Ok(None);
+    }
+    let dir = tempfile::Builder::new().prefix("psychic-replay-").tempdir()?;
+    for (name, bytes) in &env.files {
+        std::fs::write(dir.path().join(name), bytes)?;
+    }
+    Ok(Some(dir))
 }
 
 /// Reads `r` to its end (the child must never block on a full pipe), keeping

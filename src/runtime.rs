@@ -16,7 +16,9 @@
 //!   symbolic environment (`argNN`, `n_args`, `stdin`, `stdin-stat`, `A-data`,
 //!   `A-data-stat`, `model_version`) are skipped unless asked for by name:
 //!   replay feeds them as the command line, stdin and files
-//!   (`posix::replay_env`).
+//!   (`posix::replay_env`). With `runtime/native/psychic_confirm.c`, the
+//!   confirmation server (`replay::Server`): one process that forks a run
+//!   per revision of one test.
 //! - `runtime/native/psychic_fuzz.c`: the fuzz server (`crate::fuzz`).
 //! - `runtime/symbolic/`: the libc model (its README), C compiled to bitcode and
 //!   linked into the program (`Module::load_linked`; every definition weak, so

@@ -111,3 +111,135 @@ fn nondeterministic_outcomes_separate_nothing() {
     joined[1].alternate = Some(Box::new(row[0].clone()));
     assert_eq!(classes(&joined, all), [0, 0, 1, 0]);
 }
+
+/// Revisions that meet what a run can do: read stdin, its arguments and a
+/// file of its working directory and write one there, fail, leak memory out
+/// of bounds, die by a signal, hang, print past the capture, leave stdin
+/// unread, leave a child holding stdout, annotate.
+const WORLD: &str = r#"
+#include <klee/klee.h>
+#include <psychic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+const int __psychic_revisions = 10;
+int main(int argc, char **argv) {
+  int x;
+  klee_make_symbolic(&x, sizeof x, "x");
+  switch (__klee_meta(1)) {
+  case 0: {
+    char line[64] = "";
+    fgets(line, sizeof line, stdin);
+    printf("%d %s %s|%s", argc, argv[1], argv[2], line);
+    return x;
+  }
+  case 1:
+    fprintf(stderr, "no\n");
+    return 7;
+  case 2: {
+    char *p = malloc(4);
+    p[x + 4] = 1;
+    return p[0];
+  }
+  case 3:
+    kill(getpid(), SIGTERM);
+    return 0;
+  case 4:
+    for (;;)
+      ;
+  case 5:
+    for (int i = 0; i < 300000; i++)
+      fputs("0123456789", stdout);
+    return 0;
+  case 6: {
+    FILE *f = fopen("A", "r+");
+    char got[8] = "";
+    fgets(got, sizeof got, f);
+    fputs("-more", f);
+    fclose(f);
+    f = fopen("B", "r");
+    printf("%s %s\n", got, f ? "B was there" : "no B");
+    fclose(fopen("B", "w"));
+    return 0;
+  }
+  case 7:
+    close(0);
+    puts("closed");
+    return 0;
+  case 8:
+    printf("parent\n");
+    fflush(stdout);
+    if (fork() == 0) {
+      sleep(1);
+      return 0;
+    }
+    return 2;
+  default:
+    psychic_output("x", x * 3);
+    return 0;
+  }
+}
+"#;
+
+/// A confirmation server's run of a test is the run of a fresh process
+/// (`replay::run`): the same stdout, stderr (but ASan's report, whose
+/// addresses differ from run to run), exit, signal, timeout and cut, run
+/// after run in one server, and the same annotations.
+#[test]
+fn a_confirmation_server_runs_what_a_fresh_process_runs() {
+    use psychic::replay::{self, Request, Server};
+    let tc = Toolchain::discover().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("meta.c");
+    std::fs::write(&src, WORLD).unwrap();
+    let bin = dir.path().join("meta");
+    tc.native(&src, &bin, &NativeOptions { sanitize: true, ..Default::default() }).unwrap();
+    let ktest = dir.path().join("t.ktest");
+    KTest {
+        objects: vec![Object { name: "x".into(), bytes: 3i32.to_le_bytes().to_vec() }],
+        ..Default::default()
+    }
+    .write(&ktest)
+    .unwrap();
+    // More stdin than a pipe holds: revision 7 never reads it.
+    let mut stdin = b"typed\n".to_vec();
+    stdin.resize(200_000, b'.');
+    let env = psychic::posix::ReplayEnv {
+        args: vec!["one".into(), "two".into()],
+        stdin,
+        files: vec![("A".into(), b"data".to_vec())],
+    };
+    let timeout = Duration::from_millis(500);
+    let mut server = Server::spawn(&bin, Some(&ktest), &env, false).unwrap();
+    let notes = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    for r in 0..10 {
+        let fresh_notes = dir.path().join(format!("fresh-{r}"));
+        let mut req = Request::new(&bin, Some(&ktest), r);
+        req.env = env.clone();
+        req.timeout = timeout;
+        req.annotations = Some(fresh_notes.clone());
+        let fresh = replay::run(&req).unwrap();
+        // Twice: a run leaves nothing behind for the next.
+        for round in 0..2 {
+            let served_notes = dir.path().join(format!("served-{round}-{r}"));
+            let (mut served, took) = server.run(r, timeout, Some(&served_notes)).unwrap();
+            assert_eq!(notes(&served_notes), notes(&fresh_notes), "revision {r}'s annotations");
+            if r == 2 {
+                assert!(served.stderr.windows(16).any(|w| w == b"AddressSanitizer"), "{served:?}");
+                served.stderr = fresh.stderr.clone();
+            }
+            assert_eq!(served, fresh, "revision {r}, round {round}");
+            assert!(took <= timeout + Duration::from_millis(200), "revision {r} took {took:?}");
+        }
+    }
+    let (hung, _) = server.run(4, Duration::from_millis(100), None).unwrap();
+    assert!(hung.timed_out && hung.exit_status.is_none() && hung.signal.is_none());
+    let (cut, _) = server.run(5, timeout, None).unwrap();
+    assert!(cut.stdout_cut && cut.stdout.len() == replay::MAX_CAPTURE);
+    let (ok, _) = server.run(0, timeout, None).unwrap();
+    assert_eq!(ok.stdout, b"3 one two|typed\n");
+    assert_eq!(ok.exit_status, Some(3));
+    assert_eq!(notes(&dir.path().join("fresh-9")), format!("x 4 {}\n", "09000000"));
+}

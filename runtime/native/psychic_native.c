@@ -282,8 +282,29 @@ extern const int __psychic_revisions __attribute__((weak));
 /* Set by the fuzz server's enumeration: told of every site a run reaches. */
 void (*__psychic_on_meta)(int site);
 
+/* The revision __klee_meta returns, from PSYCHIC_REVISION at its first call
+ * unless the confirmation server set it; where psychic_output records go, if
+ * the server set it (else PSYCHIC_ANNOTATIONS). */
+static int revision = -1;
+static const char *annotations_path;
+
+void __psychic_serve_as(int r, const char *annotations) {
+  revision = r;
+  annotations_path = annotations;
+}
+
+void __psychic_replay_server(void);
+
+/* First of the constructors: a confirmation server (psychic_confirm.c) forks
+ * its runs before any of the program's own start. */
+__attribute__((constructor(101))) static void serve_if_asked(void) {
+  if (getenv("PSYCHIC_REPLAY_SERVER")) {
+    unsetenv("PSYCHIC_REPLAY_SERVER");
+    __psychic_replay_server();
+  }
+}
+
 int __klee_meta(int site) {
-  static int revision = -1;
   if (__psychic_on_meta)
     __psychic_on_meta(site);
   if (revision < 0) {
@@ -302,7 +323,7 @@ int __klee_meta(int site) {
 
 void psychic_output_bytes(const char *name, const void *addr, size_t nbytes) {
   static FILE *out;
-  const char *path = getenv("PSYCHIC_ANNOTATIONS");
+  const char *path = annotations_path ? annotations_path : getenv("PSYCHIC_ANNOTATIONS");
   size_t i;
   if (__psychic_on_output) {
     __psychic_on_output(name, addr, nbytes);

@@ -17,7 +17,10 @@
 //! more than it), and one allowance for runs that hang (4 times the replay
 //! timeout, at most a third of the time left); once it is spent a run gets
 //! 250 ms, and a cut run is `cut_short`, never a difference. An `Observation`
-//! is a run's outcome, its annotation records and whether it was cut. Every
+//! is a run's outcome, its annotation records and whether it was cut. A
+//! test's runs are forks of a confirmation server (`replay::Server`), one per
+//! build and share of the revisions: one exec of an ASan build per run was
+//! nearly all of a thousand revisions' time. Every
 //! test runs twice per revision, on the ASan build and on `meta.perturbed`
 //! (locals filled with a pattern): a revision whose two runs disagree is seen
 //! only through what both agree on (the common prefix of stdout, no exit), and a
@@ -317,7 +320,9 @@ pub fn replay_all(
 }
 
 /// [`replay_all`] within `limits`: a test of which some run could not start
-/// before the deadline has no row (`None`).
+/// before the deadline has no row (`None`). A test's runs go to confirmation
+/// servers (`replay::Server`, one per build), a share of its revisions each,
+/// so that the threads share the work when tests are few.
 pub fn replay_within(
     builds: Builds<'_>,
     revisions: usize,
@@ -328,9 +333,10 @@ pub fn replay_within(
 ) -> std::io::Result<Vec<Option<Vec<Observation>>>> {
     let scratch = tempfile::Builder::new().prefix("psychic-confirm-").tempdir()?;
     let rep = |r: usize| same_as.get(r).copied().unwrap_or(r);
-    let work: Vec<(usize, usize)> = (0..tests.len())
-        .flat_map(|t| (0..revisions).filter(move |&r| rep(r) == r).map(move |r| (t, r)))
-        .collect();
+    let reps: Vec<usize> = (0..revisions).filter(|&r| rep(r) == r).collect();
+    let share = (reps.len() * tests.len()).div_ceil(jobs.max(1) * 4).clamp(1, REVISIONS_PER_SERVER);
+    let work: Vec<(usize, &[usize])> =
+        (0..tests.len()).flat_map(|t| reps.chunks(share).map(move |c| (t, c))).collect();
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<Observation>> = vec![None; tests.len() * revisions];
     std::thread::scope(|s| -> std::io::Result<()> {
@@ -338,10 +344,13 @@ pub fn replay_within(
             .map(|_| {
                 s.spawn(|| -> std::io::Result<Vec<(usize, Observation)>> {
                     let mut done = Vec::new();
-                    while let Some(&(t, r)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let annotations = scratch.path().join(format!("{t}-{r}.annotations"));
-                        if let Some(obs) = observe(builds, &tests[t], r, limits, &annotations)? {
-                            done.push((t * revisions + r, obs));
+                    while let Some(&(t, revs)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let mut servers = Servers { builds, test: &tests[t], plain: None, perturbed: None };
+                        for &r in revs {
+                            let annotations = scratch.path().join(format!("{t}-{r}.annotations"));
+                            if let Some(obs) = observe(&mut servers, r, limits, &annotations)? {
+                                done.push((t * revisions + r, obs));
+                            }
                         }
                     }
                     Ok(done)
@@ -362,64 +371,80 @@ pub fn replay_within(
     Ok(out)
 }
 
+/// The most revisions one confirmation server runs a test on: more would
+/// leave a thread idle while another works through a long share.
+const REVISIONS_PER_SERVER: usize = 64;
+
+/// The confirmation servers of one test, started at their first run.
+struct Servers<'a> {
+    builds: Builds<'a>,
+    test: &'a TestInput,
+    plain: Option<replay::Server>,
+    perturbed: Option<replay::Server>,
+}
+
+impl Servers<'_> {
+    /// Revision `revision`'s run, plain or perturbed, within `timeout`.
+    fn run(
+        &mut self,
+        revision: usize,
+        timeout: Duration,
+        annotations: &Path,
+        perturb: bool,
+        limits: &ReplayLimits,
+    ) -> std::io::Result<Observation> {
+        let (slot, binary) = match perturb {
+            false => (&mut self.plain, self.builds.replay),
+            true => (&mut self.perturbed, self.builds.perturbed.unwrap_or(self.builds.replay)),
+        };
+        let server = match slot {
+            Some(s) => s,
+            None => {
+                slot.insert(replay::Server::spawn(binary, Some(&self.test.ktest), &self.test.env, perturb)?)
+            }
+        };
+        let (outcome, took) = server.run(revision, timeout, Some(annotations))?;
+        limits.spend(timeout, &outcome, took);
+        let lines = match std::fs::read_to_string(annotations) {
+            Ok(text) => text.lines().map(str::to_string).collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        // The file is appended to: the next run of this pair starts afresh.
+        let _ = std::fs::remove_file(annotations);
+        Ok(Observation { outcome, annotations: lines, alternate: None, cut_short: false })
+    }
+}
+
 /// Revision `r` on one test: a plain run, then a perturbed one to see
 /// whether its outcome rests on memory garbage. `None`: the deadline came
 /// first.
 fn observe(
-    builds: Builds<'_>,
-    test: &TestInput,
+    servers: &mut Servers<'_>,
     revision: usize,
     limits: &ReplayLimits,
     annotations: &Path,
 ) -> std::io::Result<Option<Observation>> {
     let Some((limit, full)) = limits.next() else { return Ok(None) };
-    let perturbed = builds.perturbed.unwrap_or(builds.replay);
-    let mut first = run_one(builds.replay, test, revision, limit, annotations, false, limits)?;
+    let mut first = servers.run(revision, limit, annotations, false, limits)?;
     first.cut_short = !full;
     if first.outcome.timed_out {
         // A hanging run is not waited out twice: the perturbed run gets the
         // short limit, enough to see it exit where other garbage lets it.
         let short = limit.min(limits.short);
-        let second = run_one(perturbed, test, revision, short, annotations, true, limits)?;
+        let second = servers.run(revision, short, annotations, true, limits)?;
         if !second.outcome.timed_out {
             first.alternate = Some(Box::new(second));
         }
         return Ok(Some(first));
     }
     let Some((limit, full)) = limits.next() else { return Ok(None) };
-    let mut second = run_one(perturbed, test, revision, limit, annotations, true, limits)?;
+    let mut second = servers.run(revision, limit, annotations, true, limits)?;
     second.cut_short = !full;
     if !second.same_as(&first) {
         first.alternate = Some(Box::new(second));
     }
     Ok(Some(first))
-}
-
-fn run_one(
-    binary: &Path,
-    test: &TestInput,
-    revision: usize,
-    timeout: Duration,
-    annotations: &Path,
-    perturb: bool,
-    limits: &ReplayLimits,
-) -> std::io::Result<Observation> {
-    let mut req = replay::Request::new(binary, Some(&test.ktest), revision);
-    req.env = test.env.clone();
-    req.timeout = timeout;
-    req.annotations = Some(annotations.to_path_buf());
-    req.perturb = perturb;
-    let started = Instant::now();
-    let outcome = replay::run(&req)?;
-    limits.spend(timeout, &outcome, started.elapsed());
-    let lines = match std::fs::read_to_string(annotations) {
-        Ok(text) => text.lines().map(str::to_string).collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
-    // The file is appended to: the next run of this pair starts afresh.
-    let _ = std::fs::remove_file(annotations);
-    Ok(Observation { outcome, annotations: lines, alternate: None, cut_short: false })
 }
 
 /// The outcome classes of one test. Revisions with equal whole views share

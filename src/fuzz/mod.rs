@@ -455,7 +455,8 @@ impl<EM, OT, S> Feedback<EM, BytesInput, OT, S> for ToEngine<'_> {
         {
             let bytes = input.mutator_bytes();
             let (_, _, text) = self.layout.split(bytes);
-            let mut test = ktest(&self.cfg.argv, &self.layout, &bytes[..bytes.len().min(self.layout.text_start())]);
+            let mut test =
+                ktest(&self.cfg.argv, &self.layout, &bytes[..bytes.len().min(self.layout.text_start())]);
             test.objects = shape.objects(test.objects, text);
             inbox.offer(test);
             self.shared.offered.fetch_add(1, Ordering::Relaxed);
