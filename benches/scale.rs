@@ -1,5 +1,5 @@
 //! Many revisions in one run: `psychic diff-patches` on repair-style patch
-//! pools of the generated corpus (`truth::large_set`: the grade base, 1 or 2
+//! pools of the generated corpus (`truth::large_set`: a base program, 1 or 2
 //! mutations each from a pool shared by the set, rewrites of earlier
 //! revisions, exact copies), against the true partition from running every
 //! revision natively on every input of its domain. Prints the stage times
@@ -7,8 +7,8 @@
 //! the peak memory of the whole process (the bench and psychic's library in
 //! it; the native runs are children).
 //!
-//! `cargo bench --bench scale -- [--sizes N,M,...] [--max-time S]`
-//! (default sizes 150,256,300,1000; --max-time 600)
+//! `cargo bench --bench scale -- [--bases B,...] [--sizes N,M,...] [--max-time S]`
+//! (default bases grade,account,calc; sizes 150,256,300,1000; --max-time 600)
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -16,11 +16,13 @@ mod common;
 use common::truth;
 
 fn main() {
+    let mut bases = vec!["grade".to_string(), "account".into(), "calc".into()];
     let mut sizes = vec![150, 256, 300, 1000];
     let mut max_time = 600.0;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
+            "--bases" => bases = it.next().unwrap().split(',').map(str::to_string).collect(),
             "--sizes" => sizes = it.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect(),
             "--max-time" => max_time = it.next().unwrap().parse().unwrap(),
             "--bench" => {}
@@ -28,7 +30,8 @@ fn main() {
         }
     }
     println!(
-        "{:>6} {:>6} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>5} {:>8}",
+        "{:>8} {:>6} {:>6} {:>8} | {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} | {:>5} {:>8}",
+        "base",
         "revs",
         "texts",
         "clusters",
@@ -41,8 +44,8 @@ fn main() {
         "exact",
         "peak MiB"
     );
-    for size in sizes {
-        let set = truth::large_set(size);
+    for (base, size) in bases.iter().flat_map(|b| sizes.iter().map(move |&s| (b, s))) {
+        let set = truth::large_set(base, size);
         let dir = tempfile::tempdir().unwrap();
         let files = set.write(dir.path());
         // Truth from each distinct text's own build, once: equal texts are
@@ -64,7 +67,8 @@ fn main() {
         let run = truth::diff_patches(&files, dir.path(), &["--max-time", &max_time.to_string()]);
         let s = &run.report.stats.seconds;
         println!(
-            "{:>6} {:>6} {:>8} | {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} | {:>5} {:>8}",
+            "{:>8} {:>6} {:>6} {:>8} | {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} | {:>5} {:>8}",
+            base,
             size,
             texts.len(),
             partition.len(),

@@ -72,6 +72,7 @@
 pub mod confirm;
 mod floats;
 pub mod outputs;
+mod pairs;
 pub mod reach;
 
 use std::path::{Path, PathBuf};
@@ -261,17 +262,12 @@ pub struct Differentiator<'a> {
     /// Halted paths kept for pairing, by the revisions that follow them, so
     /// that a whole group is skipped with one check.
     groups: Vec<Group>,
-    /// `told_apart[a * n + b]`: some confirmed test separates a and b.
-    told_apart: Vec<bool>,
-    /// `proved[a * n + b]`: a and b behave alike on every input of the
-    /// domain (enumeration's proof), or no state left when the run stopped
-    /// could tell them apart (exploration's).
-    proved: Vec<bool>,
-    /// Pairs neither told apart nor proved equivalent.
-    pairs_left: usize,
+    /// Which pairs are told apart, which proved equivalent.
+    pairs: pairs::Pairs,
     /// What enumeration did, or why it did not run.
     pub enumeration: Option<crate::fuzz::EnumerationStats>,
-    /// Comparisons that did not settle, per revision pair `(a, b)`, `a < b`.
+    /// Comparisons that did not settle, per pair of texts by their first
+    /// revisions (`Pairs::between`).
     gaps: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<PairGap>>,
     pub tests: Vec<ConfirmedTest>,
     pub stats: DiffStats,
@@ -335,6 +331,7 @@ impl<'a> Differentiator<'a> {
         program_args: Vec<String>,
     ) -> Self {
         let limits = ReplayLimits::new(cfg.replay_timeout, cfg.deadline);
+        let pairs = pairs::Pairs::new(revisions, &cfg.same_as);
         Differentiator {
             cfg,
             binary,
@@ -343,10 +340,8 @@ impl<'a> Differentiator<'a> {
             disagreements_dir: out_dir.join("disagreements"),
             program_args,
             groups: Vec::new(),
-            told_apart: vec![false; revisions * revisions],
-            proved: vec![false; revisions * revisions],
+            pairs,
             enumeration: None,
-            pairs_left: revisions * revisions.saturating_sub(1) / 2,
             gaps: Default::default(),
             tests: Vec::new(),
             stats: DiffStats::default(),
@@ -414,22 +409,18 @@ impl<'a> Differentiator<'a> {
             self.reach.record_native(r, sites);
         }
         let mut stats = e.stats;
-        let n = self.revisions;
-        let disagree = (0..n * n).find(|&i| i / n != i % n && e.equal[i] == Some(self.told_apart[i]));
+        let disagree =
+            self.pairs.text_pairs().find(|&(a, b)| e.equal.get(a, b) == Some(self.pairs.apart(a, b)));
         if stats.not_a_proof.is_none()
-            && let Some(i) = disagree
+            && let Some((a, b)) = disagree
         {
-            stats.not_a_proof =
-                Some(format!("native replay disagrees with it on revisions {} and {}", i / n, i % n));
+            stats.not_a_proof = Some(format!("native replay disagrees with it on revisions {a} and {b}"));
         }
         if stats.not_a_proof.is_none() {
-            for i in 0..n * n {
-                if i / n != i % n && e.equal[i] == Some(true) && !self.proved[i] {
-                    self.proved[i] = true;
-                    if i / n < i % n {
-                        self.pairs_left -= 1;
-                    }
-                }
+            let equal: Vec<(usize, usize)> =
+                self.pairs.text_pairs().filter(|&(a, b)| e.equal.get(a, b) == Some(true)).collect();
+            for (a, b) in equal {
+                self.pairs.prove(a, b);
             }
         }
         self.enumeration = Some(stats);
@@ -450,7 +441,7 @@ impl<'a> Differentiator<'a> {
     /// Enumeration or exploration proved `a` and `b` equivalent on the
     /// whole domain.
     pub fn proved(&self, a: usize, b: usize) -> bool {
-        self.proved[a * self.revisions + b]
+        self.pairs.proved(a, b)
     }
 
     /// No comparison of two paths failed to settle.
@@ -466,22 +457,20 @@ impl<'a> Differentiator<'a> {
     /// Every pair of revisions is told apart or proved equivalent: nothing
     /// more to learn.
     pub fn done(&self) -> bool {
-        self.pairs_left == 0
+        self.pairs.done()
     }
 
     /// Why revisions `a` and `b` are not proved equivalent by the comparisons
     /// made, if they are not told apart: empty when every comparison of their
     /// paths settled.
     pub fn gaps(&self, a: u32, b: u32) -> impl Iterator<Item = PairGap> + '_ {
-        self.gaps.get(&(a.min(b), a.max(b))).into_iter().flatten().copied()
+        self.gaps.get(&self.pairs.key(a, b)).into_iter().flatten().copied()
     }
 
     /// Records a comparison of `x`'s and `y`'s paths that did not settle.
     fn gap(&mut self, x: &RevSet, y: &RevSet, gap: PairGap) {
-        for a in x.iter() {
-            for b in y.iter() {
-                self.gaps.entry((a.min(b), a.max(b))).or_default().insert(gap);
-            }
+        for pair in self.pairs.between(x, y) {
+            self.gaps.entry(pair).or_default().insert(gap);
         }
     }
 
@@ -492,45 +481,30 @@ impl<'a> Differentiator<'a> {
 
     /// A confirmed test tells `a` and `b` apart.
     pub fn apart(&self, a: u32, b: u32) -> bool {
-        self.told_apart[a as usize * self.revisions + b as usize]
+        self.pairs.apart(a as usize, b as usize)
     }
 
     /// Some revision of `x` is not yet told apart from some revision of `y`.
     fn worth_pairing(&self, x: &RevSet, y: &RevSet) -> bool {
-        x.iter().any(|a| y.iter().any(|b| !self.apart(a, b)))
+        self.pairs.some_open(x, y)
     }
 
     /// Every revision of `revs` is told apart from every revision outside it:
     /// its paths can never pair usefully again.
     fn settled(&self, revs: &RevSet) -> bool {
-        revs.iter().all(|a| (0..self.revisions as u32).all(|b| revs.contains(b) || self.apart(a, b)))
+        self.pairs.settled(revs)
     }
 
     fn record(&mut self, p: &Partition) {
-        for a in 0..self.revisions {
-            for b in a + 1..self.revisions {
-                if p.apart(a, b) && !self.told_apart[a * self.revisions + b] {
-                    self.told_apart[a * self.revisions + b] = true;
-                    self.told_apart[b * self.revisions + a] = true;
-                    if self.proved[a * self.revisions + b] {
-                        self.void_proofs(a, b);
-                    } else {
-                        self.pairs_left -= 1;
-                    }
-                }
-            }
+        if let Some((a, b)) = self.pairs.record(p) {
+            self.void_proofs(a, b);
         }
     }
 
     /// A confirmed test told apart `a` and `b`, which enumeration proved
     /// equivalent: none of its proofs stands.
     fn void_proofs(&mut self, a: usize, b: usize) {
-        let n = self.revisions;
-        self.proved.iter_mut().for_each(|p| *p = false);
-        self.pairs_left = (0..n)
-            .flat_map(|x| (x + 1..n).map(move |y| (x, y)))
-            .filter(|&(x, y)| !self.told_apart[x * n + y])
-            .count();
+        self.pairs.void_proofs();
         if let Some(st) = &mut self.enumeration {
             st.not_a_proof =
                 Some(format!("a confirmed test tells apart revisions {a} and {b}, which it found equal"));
@@ -723,8 +697,7 @@ impl<'a> Differentiator<'a> {
 
     /// `p` tells apart a pair no confirmed test has.
     fn splits_new(&self, p: &Partition) -> bool {
-        let n = self.revisions;
-        (0..n).any(|a| (0..n).any(|b| p.apart(a, b) && !self.apart(a as u32, b as u32)))
+        self.pairs.splits_new(p)
     }
 
     /// Writes `ktest` as a candidate and replays it on every revision,
@@ -871,23 +844,16 @@ impl HaltObserver for Differentiator<'_> {
         if !self.retries.is_empty() {
             return None;
         }
-        let n = self.revisions;
-        let open: Vec<(u32, u32)> = (0..n)
-            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-            .filter(|&(a, b)| !self.told_apart[a * n + b] && !self.proved[a * n + b])
-            .map(|(a, b)| (a as u32, b as u32))
-            .collect();
-        open.iter().all(|&(a, b)| self.gaps(a, b).next().is_none()).then_some(open)
+        // A pair with a gap is open for good; the gaps are few, the pairs
+        // millions.
+        let gap_open =
+            self.gaps.keys().any(|&(a, b)| !self.apart(a, b) && !self.pairs.proved(a as usize, b as usize));
+        (!gap_open).then(|| self.pairs.open())
     }
 
     fn proved_by_exploration(&mut self, pairs: &[(u32, u32)]) {
-        let n = self.revisions;
         for &(a, b) in pairs {
-            let (a, b) = (a as usize, b as usize);
-            if !self.proved[a * n + b] && !self.told_apart[a * n + b] {
-                self.proved[a * n + b] = true;
-                self.proved[b * n + a] = true;
-                self.pairs_left -= 1;
+            if self.pairs.prove(a as usize, b as usize) {
                 self.stats.pairs_proved_by_exploration += 1;
             }
         }

@@ -92,29 +92,51 @@ fn calls(
 }
 
 impl Executor<'_> {
-    /// The pairs of `open` that the run may stop on: no state left can tell
-    /// them apart, and nothing was approximated on their paths.
-    pub(super) fn settled_pairs(&mut self, open: &[(u32, u32)]) -> Vec<(u32, u32)> {
-        let exact = |r: u32| self.coverage.is_exact(r as usize);
-        let mut pairs: Vec<(u32, u32)> =
-            open.iter().copied().filter(|&(i, j)| exact(i) && exact(j)).collect();
+    /// Whether the run may stop on every pair of `open`: no state left can
+    /// tell them apart, and nothing was approximated on their paths. It asks
+    /// at every progress tick, of every open pair (millions, with thousands
+    /// of revisions), so it answers at the first pair that is not settled,
+    /// and compares the pairs' revisions by the live states that hold them,
+    /// not pair by pair and state by state.
+    pub(super) fn all_settled(&mut self, open: &[(u32, u32)]) -> bool {
+        if !open
+            .iter()
+            .all(|&(i, j)| self.coverage.is_exact(i as usize) && self.coverage.is_exact(j as usize))
+        {
+            return false;
+        }
+        let mut revs: Vec<u32> = open.iter().flat_map(|&(i, j)| [i, j]).collect();
+        revs.sort_unstable();
+        revs.dedup();
+        // Per revision of a pair: the live states that hold it. A pair one
+        // state holds apart may still split; one whose state approximated
+        // may differ where the engine did not look.
         let ids: Vec<usize> = self.states.keys().collect();
-        for &s in &ids {
+        let mut held_by: Vec<Vec<u32>> = vec![Vec::new(); revs.len()];
+        let mut holding = Vec::new();
+        for (k, &s) in ids.iter().enumerate() {
             let st = self.states.get(s).and_then(|x| x.as_deref()).expect("live state");
-            pairs.retain(|&(i, j)| {
-                let (a, b) = (st.revisions.contains(i), st.revisions.contains(j));
-                a == b && (!a || st.approximations.is_empty())
-            });
-            if pairs.is_empty() {
-                return pairs;
+            let mut holds = false;
+            for (p, &r) in revs.iter().enumerate() {
+                if st.revisions.contains(r) {
+                    held_by[p].push(k as u32);
+                    holds = true;
+                }
+            }
+            if holds {
+                if !st.approximations.is_empty() {
+                    return false;
+                }
+                holding.push(s);
             }
         }
-        for s in ids {
+        let at = |r: u32| revs.binary_search(&r).expect("a revision of a pair");
+        if open.iter().any(|&(i, j)| held_by[at(i)] != held_by[at(j)]) {
+            return false;
+        }
+        for s in holding {
             let st = self.states.get(s).and_then(|x| x.as_deref()).expect("live state");
             let revs = st.revisions.clone();
-            if !pairs.iter().any(|&(i, _)| revs.contains(i)) {
-                continue;
-            }
             let frames: Vec<(FuncId, u32)> = st.stack.iter().map(|f| (f.func, f.pc)).collect();
             let live: Vec<RegSet> = frames
                 .iter()
@@ -122,8 +144,7 @@ impl Executor<'_> {
                 .collect();
             let st = self.states.get(s).and_then(|x| x.as_deref()).expect("live state");
             if mentions_revision(&self.pool, st, &live) {
-                pairs.retain(|&(i, _)| !revs.contains(i));
-                continue;
+                return false;
             }
             // A caller's pc is past its call: what it runs after the return.
             let mut sites = Some(BTreeSet::new());
@@ -131,15 +152,15 @@ impl Executor<'_> {
                 union(&mut sites, &self.sites_from(f, pc));
             }
             let variants = &self.cfg.site_variants;
-            pairs.retain(|&(i, j)| {
-                !revs.contains(i)
-                    || sites.as_ref().is_some_and(|set| set.iter().all(|s| !splits(variants.get(s), i, j)))
-            });
-            if pairs.is_empty() {
-                break;
+            let Some(sites) = sites else { return false };
+            if open
+                .iter()
+                .any(|&(i, j)| revs.contains(i) && sites.iter().any(|s| splits(variants.get(s), i, j)))
+            {
+                return false;
             }
         }
-        pairs
+        true
     }
 
     /// At a progress tick: if every pair the observer has left open is
@@ -147,14 +168,10 @@ impl Executor<'_> {
     pub(super) fn stop_if_settled(&mut self) -> Control {
         let Some(obs) = self.observer.as_mut() else { return Control::Continue };
         let Some(open) = obs.open_pairs() else { return Control::Continue };
-        if open.is_empty() {
+        if open.is_empty() || !self.all_settled(&open) {
             return Control::Continue;
         }
-        let settled = self.settled_pairs(&open);
-        if settled.len() < open.len() {
-            return Control::Continue;
-        }
-        self.observer.as_mut().expect("checked").proved_by_exploration(&settled);
+        self.observer.as_mut().expect("checked").proved_by_exploration(&open);
         Control::Stop
     }
 

@@ -2,10 +2,12 @@
 //!
 //! A thread runs LibAFL's fuzzing loop against the fuzz server
 //! ([`server::Server`]): one process of the meta program's fuzz build that runs
-//! every revision on each input, in a fork of its own. An input is kept when
-//! it covers a new edge of some revision (the coverage map the children share)
-//! or tells apart a pair of revisions that no kept input told apart (the pair
-//! map, written here from the runs' outcomes). An input that tells apart a
+//! every revision text on each input, in a fork of its own (revisions of one
+//! text are one program: [`FuzzConfig::texts`]). An input is kept when it
+//! covers a new edge of some revision (the coverage map the children share)
+//! or tells apart a pair of texts that no kept input told apart (the pair
+//! map, written here from the runs' outcomes: per pair of texts, as 10,000
+//! revisions would make every input walk 100 million pairs). An input that tells apart a
 //! pair the whole run has not yet told apart waits as a ktest
 //! ([`Fuzzer::take_found`]) for the session to hand it to the differentiator,
 //! which confirms it by native replay like any candidate.
@@ -136,6 +138,14 @@ pub struct FuzzConfig {
     pub sites: u32,
 }
 
+impl FuzzConfig {
+    /// The first revision of each text, in order: the revisions the server
+    /// runs (a text runs once), and the indices of the pair maps.
+    pub fn texts(&self) -> Vec<usize> {
+        (0..self.revisions).filter(|&r| self.same_as.get(r).is_none_or(|&s| s == r)).collect()
+    }
+}
+
 /// What fuzzing did, for the report.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FuzzStats {
@@ -169,7 +179,8 @@ pub struct FuzzStats {
 #[derive(Default)]
 struct Shared {
     stop: AtomicBool,
-    /// `apart[a * n + b]`: the run has told revisions a and b apart.
+    /// `apart[a * k + b]`: the run has told the revisions of texts a and b
+    /// apart (`FuzzConfig::texts`, k of them).
     apart: Mutex<Vec<bool>>,
     seeds: SeedInbox,
     found: Mutex<Vec<KTest>>,
@@ -199,13 +210,16 @@ pub struct Fuzzer {
     start: Instant,
     deadline: Option<Instant>,
     revisions: usize,
+    /// `FuzzConfig::texts`.
+    texts: Vec<usize>,
 }
 
 impl Fuzzer {
     pub fn start(cfg: FuzzConfig) -> Fuzzer {
         let n = cfg.revisions;
+        let texts = cfg.texts();
         let shared = Arc::new(Shared {
-            apart: Mutex::new(vec![false; n * n]),
+            apart: Mutex::new(vec![false; texts.len() * texts.len()]),
             last_new_ms: AtomicU64::new(NOT_STARTED),
             ..Shared::default()
         });
@@ -227,7 +241,7 @@ impl Fuzzer {
                 stats
             })
         };
-        Fuzzer { shared, thread, start, deadline, revisions: n }
+        Fuzzer { shared, thread, start, deadline, revisions: n, texts }
     }
 
     /// An input the engine found (a path's model): a seed for the corpus.
@@ -261,11 +275,11 @@ impl Fuzzer {
     /// The pairs a confirmed test tells apart: they need no more tests.
     pub fn told_apart(&self, apart_by_test: impl Fn(usize, usize) -> bool) {
         let mut apart = self.shared.apart.lock().expect("not poisoned");
-        let n = self.revisions;
-        for a in 0..n {
-            for b in 0..n {
-                if apart_by_test(a, b) {
-                    apart[a * n + b] = true;
+        let k = self.texts.len();
+        for (a, &x) in self.texts.iter().enumerate() {
+            for (b, &y) in self.texts.iter().enumerate() {
+                if apart_by_test(x, y) {
+                    apart[a * k + b] = true;
                 }
             }
         }
@@ -327,9 +341,10 @@ struct DiffExecutor<'a> {
     shared: &'a Shared,
     layout: Rc<Layout>,
     coverage: *mut u8,
+    /// `pairs[a * k + b]`, of texts (`FuzzConfig::texts`, k of them).
     pairs: *mut u8,
-    /// Candidates sent per pair: a pair the differentiator could not confirm
-    /// gets a few more chances, not thousands.
+    /// Candidates sent per pair of texts: a pair the differentiator could
+    /// not confirm gets a few more chances, not thousands.
     sent: Vec<u8>,
 }
 
@@ -369,13 +384,9 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
             return Ok(ExitKind::Ok);
         }
         self.layout.widen(bytes);
-        let n = self.cfg.revisions;
         let outputs = self.cfg.outputs;
-        let reps = self.server.borrow().revisions.clone();
-        let behaviour = |r: usize| {
-            let rep = self.cfg.same_as.get(r).copied().unwrap_or(r);
-            let i = reps.iter().position(|&x| x == rep).expect("every text runs");
-            let run = runs[i];
+        // The server runs each text once, in the order of `FuzzConfig::texts`.
+        let behaviour = |run: &Run| {
             // A run that ran out of time printed some start of its output,
             // as far as it got: its hash tells nothing against another's,
             // but that of its first 4096 bytes does against another's that
@@ -392,25 +403,26 @@ impl<EM, S, Z> Executor<EM, BytesInput, S, Z> for DiffExecutor<'_> {
                 outputs.stderr.then_some(stderr),
             )
         };
-        let behaviours: Vec<_> = (0..n).map(behaviour).collect();
+        let behaviours: Vec<_> = runs.iter().map(behaviour).collect();
+        let k = behaviours.len();
         let mut new_pair = false;
         {
             let apart = self.shared.apart.lock().expect("not poisoned");
-            for a in 0..n {
-                for b in a + 1..n {
+            for a in 0..k {
+                for b in a + 1..k {
                     if behaviours[a] != behaviours[b] {
-                        // SAFETY: the pair map has n * n bytes.
-                        unsafe { *self.pairs.add(a * n + b) = 1 };
-                        new_pair |= !apart[a * n + b] && self.sent[a * n + b] < TRIES_PER_PAIR;
+                        // SAFETY: the pair map has k * k bytes.
+                        unsafe { *self.pairs.add(a * k + b) = 1 };
+                        new_pair |= !apart[a * k + b] && self.sent[a * k + b] < TRIES_PER_PAIR;
                     }
                 }
             }
         }
         if new_pair {
-            for a in 0..n {
-                for b in a + 1..n {
+            for a in 0..k {
+                for b in a + 1..k {
                     if behaviours[a] != behaviours[b] {
-                        self.sent[a * n + b] = self.sent[a * n + b].saturating_add(1);
+                        self.sent[a * k + b] = self.sent[a * k + b].saturating_add(1);
                     }
                 }
             }
@@ -525,8 +537,7 @@ impl Drop for ForgetPid<'_> {
 
 fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant) -> std::io::Result<()> {
     let map = CoverageMap::new()?;
-    let reps: Vec<usize> =
-        (0..cfg.revisions).filter(|&r| cfg.same_as.get(r).is_none_or(|&s| s == r)).collect();
+    let reps = cfg.texts();
     // The server learns the input's shape from the command line of an input
     // of zeros: symbolic arguments empty, the fewest of them.
     let args = words(&cfg.argv, &cfg.args, &[]);
@@ -542,8 +553,8 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let server = Rc::new(std::cell::RefCell::new(server));
     // Dropped before `server` (locals drop in reverse order).
     let _forget_pid = ForgetPid(shared);
-    let n = cfg.revisions;
-    let mut pairs = vec![0u8; (n * n).max(1)];
+    let k = server.borrow().revisions.len();
+    let mut pairs = vec![0u8; (k * k).max(1)];
     // SAFETY: both maps outlive the observers, which live in this function.
     let edges = unsafe { StdMapObserver::from_mut_ptr("edges", map.as_mut_ptr(), server::MAP_SIZE) };
     let pair_map = unsafe { StdMapObserver::from_mut_ptr("pairs", pairs.as_mut_ptr(), pairs.len()) };
@@ -565,7 +576,7 @@ fn fuzz(cfg: &FuzzConfig, shared: &Shared, stats: &mut FuzzStats, start: Instant
     let executor = DiffExecutor {
         coverage: map.as_mut_ptr(),
         pairs: pairs.as_mut_ptr(),
-        sent: vec![0; n * n],
+        sent: vec![0; k * k],
         server: server.clone(),
         cfg,
         shared,

@@ -88,10 +88,8 @@ pub struct Enumeration {
     /// One input per way the box splits the revisions that no earlier input
     /// split: candidate tests.
     pub witnesses: Vec<KTest>,
-    /// `equal[a * n + b]`: whether a and b behaved alike on every input;
-    /// none where one of them did not run every input and no input told
-    /// them apart.
-    pub equal: Vec<Option<bool>>,
+    /// Whether two revisions behaved alike on every input.
+    pub equal: Equality,
     /// Per revision: the meta-branch sites some run of it reached. A proof
     /// of two revisions holds only where their runs ran the code where
     /// they differ (`diff::reach`).
@@ -100,8 +98,24 @@ pub struct Enumeration {
 
 impl Enumeration {
     pub(super) fn nothing(stats: EnumerationStats, revisions: usize) -> Enumeration {
-        let equal = vec![None; revisions * revisions];
+        let equal = Equality { text: Vec::new(), texts: None };
         Enumeration { stats, witnesses: Vec::new(), equal, reached: vec![Vec::new(); revisions] }
+    }
+}
+
+/// What an enumeration says of pairs of revisions, through their texts.
+pub struct Equality {
+    /// Per revision: the text it ran as.
+    text: Vec<usize>,
+    texts: Option<Comparison>,
+}
+
+impl Equality {
+    /// Whether `a` and `b` behaved alike on every input; none where one of
+    /// them did not run every input and no input told them apart, or where
+    /// nothing ran.
+    pub fn get(&self, a: usize, b: usize) -> Option<bool> {
+        self.texts.as_ref()?.equal(*self.text.get(a)?, *self.text.get(b)?)
     }
 }
 
@@ -311,7 +325,7 @@ pub(super) fn enumerate(
     let outcomes: Vec<&[u64]> = runs.iter().map(|r| r.outcomes.as_slice()).collect();
     let c = Comparison::of(&outcomes, inputs);
     let witnesses = c.splits.iter().map(|&i| ktest(&cfg.argv, layout, &input_bytes(&ranges, i))).collect();
-    let equal = (0..n * n).map(|i| c.equal(rep_of(i / n), rep_of(i % n))).collect();
+    let text = (0..n).map(rep_of).collect();
     stats.in_domain = c.in_domain;
     stats.runs = outcomes.iter().map(|o| o.len() as u64).sum();
     if c.finished.contains(&false) {
@@ -339,14 +353,25 @@ pub(super) fn enumerate(
     };
     stats.seconds = start.elapsed().as_secs_f64();
     let reached = (0..n).map(|r| runs[rep_of(r)].reached.clone()).collect();
-    Enumeration { stats, witnesses, equal, reached }
+    Enumeration { stats, witnesses, equal: Equality { text, texts: Some(c) }, reached }
 }
 
 /// What the runs of each revision text (`outcomes[t]`, a prefix of the
-/// box's inputs where time ran out) say of the pairs of texts.
+/// box's inputs where time ran out) say of the pairs of texts. Two texts
+/// agree on the inputs before the first both ran and told them apart; in
+/// the lexicographic order of their outcomes, a pair agrees on as many as
+/// the least pair of neighbours between them. So the pairs are never listed:
+/// 3,000 texts are 4.5 million pairs, and each revision pair's question
+/// (10,000 revisions: 100 million) is a lookup in a sparse table of
+/// neighbours' agreements.
 struct Comparison {
-    /// Pairs `(a, b)`, `a < b`, that no input both ran told apart.
-    open: Vec<(usize, usize)>,
+    /// Per text: its place in the order.
+    place: Vec<usize>,
+    /// `agree[j][i]`: the least agreement of the neighbours from place `i`
+    /// to place `i + 2^j` (`agree[0][i]`: of places `i` and `i + 1`).
+    agree: Vec<Vec<u32>>,
+    /// Per text: the inputs it ran.
+    ran: Vec<u32>,
     /// The inputs that told apart a pair no earlier input had.
     splits: Vec<u64>,
     /// Texts that ran every input.
@@ -358,31 +383,58 @@ struct Comparison {
 impl Comparison {
     fn of(outcomes: &[&[u64]], inputs: u64) -> Comparison {
         let k = outcomes.len();
-        let mut open: Vec<(usize, usize)> = (0..k).flat_map(|a| (a + 1..k).map(move |b| (a, b))).collect();
-        let (mut splits, mut in_domain) = (Vec::new(), 0);
-        for i in 0..outcomes.iter().map(|o| o.len()).max().unwrap_or(0) {
-            let before = open.len();
-            open.retain(|&(a, b)| match (outcomes[a].get(i), outcomes[b].get(i)) {
-                (Some(x), Some(y)) => x == y,
-                _ => true,
-            });
-            if open.len() < before {
-                splits.push(i as u64);
-            }
-            if outcomes.iter().any(|o| o.get(i).is_some_and(|&x| x != OUT_OF_DOMAIN)) {
-                in_domain += 1;
-            }
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by(|&a, &b| outcomes[a].cmp(outcomes[b]));
+        let mut place = vec![0; k];
+        for (i, &t) in order.iter().enumerate() {
+            place[t] = i;
         }
+        let common = |a: &[u64], b: &[u64]| a.iter().zip(b).take_while(|(x, y)| x == y).count() as u32;
+        let mut neighbours: Vec<u32> =
+            order.windows(2).map(|w| common(outcomes[w[0]], outcomes[w[1]])).collect();
+        // A neighbour pair that both ran the input after their agreement
+        // was told apart there; every pair told apart is told apart where
+        // some neighbour pair between them is.
+        let mut splits: Vec<u64> = order
+            .windows(2)
+            .zip(&neighbours)
+            .filter(|&(w, &a)| (a as usize) < outcomes[w[0]].len().min(outcomes[w[1]].len()))
+            .map(|(_, &a)| a as u64)
+            .collect();
+        splits.sort_unstable();
+        splits.dedup();
+        let mut agree = Vec::new();
+        let mut width = 1;
+        while !neighbours.is_empty() {
+            let next: Vec<u32> = (0..neighbours.len().saturating_sub(width))
+                .map(|i| neighbours[i].min(neighbours[i + width]))
+                .collect();
+            agree.push(std::mem::replace(&mut neighbours, next));
+            width *= 2;
+        }
+        let longest = outcomes.iter().map(|o| o.len()).max().unwrap_or(0);
+        let in_domain = (0..longest)
+            .filter(|&i| outcomes.iter().any(|o| o.get(i).is_some_and(|&x| x != OUT_OF_DOMAIN)))
+            .count();
+        let ran = outcomes.iter().map(|o| o.len() as u32).collect();
         let finished = outcomes.iter().map(|o| o.len() as u64 == inputs).collect();
-        Comparison { open, splits, finished, in_domain }
+        Comparison { place, agree, ran, splits, finished, in_domain: in_domain as u64 }
+    }
+
+    /// The inputs texts `x` and `y` agree on from the first (`x != y`).
+    fn agreement(&self, x: usize, y: usize) -> u32 {
+        let (p, q) = (self.place[x].min(self.place[y]), self.place[x].max(self.place[y]));
+        let j = (q - p).ilog2() as usize;
+        self.agree[j][p].min(self.agree[j][q - (1 << j)])
     }
 
     /// Whether texts `x` and `y` behaved alike on every input; none where
     /// one did not run them all and no input both ran told them apart.
     fn equal(&self, x: usize, y: usize) -> Option<bool> {
         if x == y {
-            Some(true)
-        } else if !self.open.contains(&(x.min(y), x.max(y))) {
+            return Some(true);
+        }
+        if self.agreement(x, y) < self.ran[x].min(self.ran[y]) {
             Some(false)
         } else {
             (self.finished[x] && self.finished[y]).then_some(true)
@@ -417,6 +469,49 @@ mod tests {
         assert_eq!((cmp.equal(0, 1), cmp.equal(1, 0), cmp.equal(2, 2)), (Some(true), Some(true), Some(true)));
         assert_eq!((cmp.equal(0, 2), cmp.equal(2, 0)), (None, None), "2 ran 2 inputs of 4");
         assert_eq!((cmp.equal(0, 3), cmp.equal(3, 2)), (Some(false), Some(false)), "told apart by input 1");
+    }
+
+    /// The order and its table answer as comparing every pair input by
+    /// input does, on texts that ran prefixes of a box of 6 inputs.
+    #[test]
+    fn neighbours_in_order_answer_for_every_pair() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..200 {
+            let k = 1 + next(12) as usize;
+            let texts: Vec<Vec<u64>> = (0..k)
+                .map(|_| (0..if next(3) == 0 { next(7) } else { 6 }).map(|_| next(3)).collect())
+                .collect();
+            let outcomes: Vec<&[u64]> = texts.iter().map(Vec::as_slice).collect();
+            let cmp = Comparison::of(&outcomes, 6);
+            let mut splits = Vec::new();
+            for a in 0..k {
+                for b in 0..k {
+                    let first = (0..6).find(|&i| match (texts[a].get(i), texts[b].get(i)) {
+                        (Some(x), Some(y)) => x != y,
+                        _ => false,
+                    });
+                    let whole = texts[a].len() == 6 && texts[b].len() == 6;
+                    let want = if a == b {
+                        Some(true)
+                    } else if first.is_some() {
+                        Some(false)
+                    } else {
+                        whole.then_some(true)
+                    };
+                    assert_eq!(cmp.equal(a, b), want, "{texts:?}: {a} and {b}");
+                    splits.extend(first.map(|i| i as u64));
+                }
+            }
+            splits.sort_unstable();
+            splits.dedup();
+            assert_eq!(cmp.splits, splits, "{texts:?}");
+        }
     }
 
     #[test]

@@ -43,10 +43,10 @@ pub fn patch_set(i: usize) -> PatchSet {
     }
 }
 
-/// A set of `size` revisions over the `grade` base (for the benchmarks that
-/// need many revisions; its seed lies outside the corpus').
-pub fn large_set(size: usize) -> PatchSet {
-    let base = &TRUTH_BASES[0];
+/// A set of `size` revisions over the base named `base` (for the benchmarks
+/// that need many revisions; its seed lies outside the corpus').
+pub fn large_set(base: &str, size: usize) -> PatchSet {
+    let base = TRUTH_BASES.iter().find(|b| b.name == base).unwrap_or_else(|| panic!("no base {base}"));
     PatchSet {
         name: format!("{}*{size}", base.name),
         base,
@@ -84,7 +84,7 @@ pub fn benchmark_sets() -> Vec<PatchSet> {
             (0..4).map(|k| patch_set(b + k * bases)).max_by_key(|s| s.revisions.len()).expect("four sets")
         })
         .collect();
-    sets.push(large_set(25));
+    sets.push(large_set("grade", 25));
     sets
 }
 
