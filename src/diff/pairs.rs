@@ -15,6 +15,8 @@ pub(super) struct Pairs {
     text: Vec<u32>,
     /// Per text: its first revision.
     firsts: Vec<usize>,
+    /// Per text: how many revisions have it.
+    sizes: Vec<u32>,
     /// `told_apart[x * k + y]`: some confirmed test separates texts x and y.
     told_apart: Vec<bool>,
     /// `proved[x * k + y]`: x and y behave alike on every input of the
@@ -41,9 +43,14 @@ impl Pairs {
             };
         }
         let k = firsts.len();
+        let mut sizes = vec![0u32; k];
+        for &t in &text {
+            sizes[t as usize] += 1;
+        }
         Pairs {
             text,
             firsts,
+            sizes,
             told_apart: vec![false; k * k],
             proved: vec![false; k * k],
             left: k * k.saturating_sub(1) / 2,
@@ -79,12 +86,19 @@ impl Pairs {
         self.left == 0
     }
 
+    /// Per text: how many revisions of `revs` have it. Halted paths ask of
+    /// their revisions, thousands each, at every halt: counted, not sorted.
+    fn counts(&self, revs: &RevSet) -> Vec<u32> {
+        let mut n = vec![0u32; self.k()];
+        for r in revs.iter() {
+            n[self.text[r as usize] as usize] += 1;
+        }
+        n
+    }
+
     /// The texts of `revs`, each once, in order.
     fn texts_of(&self, revs: &RevSet) -> Vec<u32> {
-        let mut t: Vec<u32> = revs.iter().map(|r| self.text[r as usize]).collect();
-        t.sort_unstable();
-        t.dedup();
-        t
+        self.counts(revs).iter().enumerate().filter(|&(_, &c)| c > 0).map(|(t, _)| t as u32).collect()
     }
 
     /// Some revision of `x` is not told apart from some revision of `y`.
@@ -96,13 +110,12 @@ impl Pairs {
 
     /// Every revision of `revs` is told apart from every revision outside it.
     pub(super) fn settled(&self, revs: &RevSet) -> bool {
-        let inside = self.texts_of(revs);
-        let mut outside: Vec<u32> =
-            (0..self.text.len()).filter(|&r| !revs.contains(r as u32)).map(|r| self.text[r]).collect();
-        outside.sort_unstable();
-        outside.dedup();
+        let counts = self.counts(revs);
+        let inside: Vec<usize> = (0..counts.len()).filter(|&t| counts[t] > 0).collect();
+        let outside: Vec<usize> = (0..counts.len()).filter(|&t| counts[t] < self.sizes[t]).collect();
         let k = self.k();
-        inside.iter().all(|&a| outside.iter().all(|&b| self.told_apart[a as usize * k + b as usize]))
+        // A text inside and outside is a pair of one text: never apart.
+        inside.iter().all(|&a| outside.iter().all(|&b| self.told_apart[a * k + b]))
     }
 
     /// The pairs `p` tells apart become told apart. Whether one of them was
