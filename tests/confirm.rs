@@ -56,6 +56,17 @@ fn classes_follow_the_selected_outputs() {
     assert_eq!(obs[1][2].outcome.stdout, b"big\n");
 }
 
+/// The replay build of `meta` with ASan, in a directory of its own.
+fn sanitized(meta: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tc = Toolchain::discover().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("meta.c");
+    std::fs::write(&src, meta).unwrap();
+    let bin = dir.path().join("meta");
+    tc.native(&src, &bin, &NativeOptions { sanitize: true, ..Default::default() }).unwrap();
+    (dir, bin)
+}
+
 /// Revision 1 prints a heap byte it never wrote, revision 2 a byte it wrote
 /// but different from revision 0's, revision 3 is revision 0's text again.
 const GARBAGE: &str = r#"
@@ -81,12 +92,7 @@ int main(void) {
 /// itself, and a revision of the same text as another replays once for both.
 #[test]
 fn nondeterministic_outcomes_separate_nothing() {
-    let tc = Toolchain::discover().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("meta.c");
-    std::fs::write(&src, GARBAGE).unwrap();
-    let bin = dir.path().join("meta");
-    tc.native(&src, &bin, &NativeOptions { sanitize: true, ..Default::default() }).unwrap();
+    let (dir, bin) = sanitized(GARBAGE);
     let ktest = dir.path().join("t.ktest");
     KTest { objects: vec![Object { name: "x".into(), bytes: vec![0; 4] }], ..Default::default() }
         .write(&ktest)
@@ -190,12 +196,7 @@ int main(int argc, char **argv) {
 #[test]
 fn a_confirmation_server_runs_what_a_fresh_process_runs() {
     use psychic::replay::{self, Request, Server};
-    let tc = Toolchain::discover().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("meta.c");
-    std::fs::write(&src, WORLD).unwrap();
-    let bin = dir.path().join("meta");
-    tc.native(&src, &bin, &NativeOptions { sanitize: true, ..Default::default() }).unwrap();
+    let (dir, bin) = sanitized(WORLD);
     let ktest = dir.path().join("t.ktest");
     KTest {
         objects: vec![Object { name: "x".into(), bytes: 3i32.to_le_bytes().to_vec() }],
