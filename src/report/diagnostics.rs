@@ -86,13 +86,18 @@ fn finding(
     let on_path: Vec<&Site> = t.sites.iter().filter_map(|&s| site_of(s)).collect();
     // Best: no revision of the group shares code with one of the baseline;
     // then: `g` and `b` differ.
-    let variants = |s: &Site, revs: &[usize]| -> Vec<usize> {
-        revs.iter().filter_map(|&r| variant_of(s, r).map(|(v, _)| v)).collect()
+    // Membership, not a search per revision: a group of thousands of
+    // revisions against a baseline of thousands, at every site.
+    let member = |revs: &[usize]| {
+        let mut m = vec![false; files.len()];
+        revs.iter().for_each(|&r| m[r] = true);
+        m
     };
-    let apart = |s: &&Site| {
-        let (mine, theirs) = (variants(s, &o.revisions), variants(s, &base.revisions));
-        variant_of(s, g).is_some() && !mine.iter().any(|v| theirs.contains(v))
+    let (mine, theirs) = (member(&o.revisions), member(&base.revisions));
+    let shared = |v: &crate::unify::Variant| {
+        v.code.iter().any(|c| mine[c.revision]) && v.code.iter().any(|c| theirs[c.revision])
     };
+    let apart = |s: &&Site| variant_of(s, g).is_some() && !s.variants.iter().any(shared);
     let differs =
         |s: &&Site| variant_of(s, g).is_some_and(|(v, _)| variant_of(s, b).map(|(w, _)| w) != Some(v));
     let primary_site = on_path
