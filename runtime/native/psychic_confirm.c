@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "psychic_io.h"
+
 #define MAX_CAPTURE (1 << 20)
 
 /* glibc 2.34's fork without the atfork handlers. ASan's (LLVM 19) unlocks
@@ -67,7 +69,7 @@ static void die(const char *what) {
   _exit(122);
 }
 
-static int read_all(int fd, void *buf, size_t len) {
+int __psychic_read_all(int fd, void *buf, size_t len) {
   size_t got = 0;
   while (got < len) {
     ssize_t n = read(fd, (char *)buf + got, len - got);
@@ -80,24 +82,30 @@ static int read_all(int fd, void *buf, size_t len) {
   return 1;
 }
 
-static void write_all(int fd, const void *buf, size_t len) {
+int __psychic_write_all(int fd, const void *buf, size_t len) {
   size_t put = 0;
   while (put < len) {
     ssize_t n = write(fd, (const char *)buf + put, len - put);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
-      die("write");
+      return 0;
     put += (size_t)n;
   }
+  return 1;
+}
+
+static void write_all(int fd, const void *buf, size_t len) {
+  if (!__psychic_write_all(fd, buf, len))
+    die("write");
 }
 
 /* A length-prefixed string, NUL-terminated; NULL at the end of input. */
 static char *read_string(int fd, uint32_t *len) {
   char *s;
-  if (!read_all(fd, len, 4))
+  if (!__psychic_read_all(fd, len, 4))
     return NULL;
-  if (*len > (1u << 30) || !(s = malloc((size_t)*len + 1)) || !read_all(fd, s, *len))
+  if (*len > (1u << 30) || !(s = malloc((size_t)*len + 1)) || !__psychic_read_all(fd, s, *len))
     die("request");
   s[*len] = 0;
   return s;
@@ -243,7 +251,7 @@ void __psychic_replay_server(void) {
     int pin[2], pout[2], perr[2];
     pid_t pid;
     uint64_t start;
-    if (!read_all(in, req, 8))
+    if (!__psychic_read_all(in, req, 8))
       _exit(0);
     if (!(annotations = read_string(in, &len)) || !(dir = read_string(in, &len)))
       die("request");

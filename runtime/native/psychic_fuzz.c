@@ -66,6 +66,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "psychic_io.h"
+
 int __psychic_user_main(int argc, char **argv, char **envp);
 /* In psychic_native.c. */
 void __psychic_stream(const unsigned char *bytes, size_t len);
@@ -98,26 +100,8 @@ static void die(const char *what) {
 }
 
 static void write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w <= 0)
-      die("psychic fuzz server: write");
-    p += w;
-    n -= (size_t)w;
-  }
-}
-
-static int read_all(int fd, void *buf, size_t n) {
-  char *p = buf;
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r <= 0)
-      return 0;
-    p += r;
-    n -= (size_t)r;
-  }
-  return 1;
+  if (!__psychic_write_all(fd, buf, n))
+    die("psychic fuzz server: write");
 }
 
 static void put_u32(int fd, uint32_t v) { write_all(fd, &v, 4); }
@@ -423,8 +407,9 @@ static void enumerate(int argc, char **argv, char **envp) {
   uint64_t *all;
   pid_t *pids;
   int i, started = 0, running = 0;
-  if (!read_all(0, &flags, 4) || !read_all(0, &jobs, 4) || !read_all(0, &stop_ms, 8) ||
-      !read_all(0, &nsites, 4) || !read_all(0, &nobjects, 4) || nobjects > 64)
+  if (!__psychic_read_all(0, &flags, 4) || !__psychic_read_all(0, &jobs, 4) ||
+      !__psychic_read_all(0, &stop_ms, 8) || !__psychic_read_all(0, &nsites, 4) ||
+      !__psychic_read_all(0, &nobjects, 4) || nobjects > 64)
     die("psychic fuzz server: enumeration request");
   site_words = (nsites + 63) / 64;
   has_stop = stop_ms > 0;
@@ -436,8 +421,8 @@ static void enumerate(int argc, char **argv, char **envp) {
     stop_at.tv_nsec -= 1000000000;
   }
   for (k = 0; k < nobjects; k++) {
-    if (!read_all(0, &sizes[k], 4) || !read_all(0, &first[k], 8) || !read_all(0, &counts[k], 8) ||
-        sizes[k] > 8 || counts[k] == 0)
+    if (!__psychic_read_all(0, &sizes[k], 4) || !__psychic_read_all(0, &first[k], 8) ||
+        !__psychic_read_all(0, &counts[k], 8) || sizes[k] > 8 || counts[k] == 0)
       die("psychic fuzz server: enumeration request");
     n *= counts[k];
   }
@@ -558,7 +543,7 @@ static size_t send_shape(int argc, char **argv, char **envp) {
   fstat(shape, &st);
   text = malloc((size_t)st.st_size + 1);
   lseek(shape, 0, SEEK_SET);
-  if (!text || !read_all(shape, text, (size_t)st.st_size))
+  if (!text || !__psychic_read_all(shape, text, (size_t)st.st_size))
     st.st_size = 0;
   for (i = 0; i < (size_t)st.st_size; i++)
     count += text[i] == '\n';
@@ -587,14 +572,15 @@ static size_t send_shape(int argc, char **argv, char **envp) {
 static char **set_args(char **argv, int *argc, int owned) {
   uint32_t count, i, len;
   char **out;
-  if (!read_all(0, &count, 4) || count > 4096)
+  if (!__psychic_read_all(0, &count, 4) || count > 4096)
     die("psychic fuzz server: arguments");
   out = calloc(count + 2, sizeof *out);
   if (!out)
     die("psychic fuzz server: calloc");
   out[0] = argv[0];
   for (i = 0; i < count; i++) {
-    if (!read_all(0, &len, 4) || !(out[i + 1] = calloc(len + 1, 1)) || !read_all(0, out[i + 1], len))
+    if (!__psychic_read_all(0, &len, 4) || !(out[i + 1] = calloc(len + 1, 1)) ||
+        !__psychic_read_all(0, out[i + 1], len))
       die("psychic fuzz server: arguments");
   }
   if (owned) {
@@ -643,7 +629,7 @@ int main(int argc, char **argv, char **envp) {
   for (;;) {
     uint32_t len;
     size_t k;
-    if (!read_all(0, &len, 4))
+    if (!__psychic_read_all(0, &len, 4))
       return 0;
     if (len == 0xffffffffu) {
       enumerate(argc, argv, envp);
@@ -660,7 +646,7 @@ int main(int argc, char **argv, char **envp) {
       if (!input)
         die("psychic fuzz server: realloc");
     }
-    if (!read_all(0, input, len))
+    if (!__psychic_read_all(0, input, len))
       return 0;
     k = nobjects < len ? nobjects : len;
     for (i = 0; i < nrevisions; i++) {
