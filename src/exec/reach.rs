@@ -130,8 +130,18 @@ impl Executor<'_> {
                 holding.push(s);
             }
         }
-        let at = |r: u32| revs.binary_search(&r).expect("a revision of a pair");
-        if open.iter().any(|&(i, j)| held_by[at(i)] != held_by[at(j)]) {
+        // Each revision's states as one number: the pairs compare numbers,
+        // not lists of hundreds of states each.
+        let mut ids = std::collections::HashMap::new();
+        let held: Vec<usize> = held_by
+            .into_iter()
+            .map(|states| {
+                let next = ids.len();
+                *ids.entry(states).or_insert(next)
+            })
+            .collect();
+        let at = |r: u32| held[revs.binary_search(&r).expect("a revision of a pair")];
+        if open.iter().any(|&(i, j)| at(i) != at(j)) {
             return false;
         }
         for s in holding {

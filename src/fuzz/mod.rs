@@ -7,8 +7,8 @@
 //! covers a new edge of some revision (the coverage map the children share)
 //! or tells apart a pair of texts that no kept input told apart (the pair
 //! map, written here from the runs' outcomes: per pair of texts, as 10,000
-//! revisions would make every input walk 100 million pairs). An input that tells apart a
-//! pair the whole run has not yet told apart waits as a ktest
+//! revisions would make every input walk 100 million pairs). An input that
+//! tells apart a pair the whole run has not yet told apart waits as a ktest
 //! ([`Fuzzer::take_found`]) for the session to hand it to the differentiator,
 //! which confirms it by native replay like any candidate.
 //!
@@ -26,8 +26,9 @@
 //! with the revision: a new edge of any revision counts) and the pair map.
 //! `DiffExecutor` runs the server; an input outside the `klee_assume`d domain
 //! (status 120 on every revision) counts for nothing; an input that tells apart a
-//! pair the run has not becomes a candidate ktest (at most three per pair). A run's stdin is the input's tail cut to the command
-//! line's `--sym-stdin N`, and empty without it, as the engine's is
+//! pair the run has not becomes a candidate ktest (at most three per pair).
+//! A run's stdin is the input's tail cut to the command line's `--sym-stdin
+//! N`, and empty without it, as the engine's is
 //! (`mutate::Layout::split`): a test outside the report's domain would
 //! separate revisions that a proof over that domain calls equivalent.
 //!

@@ -433,7 +433,10 @@ impl Comparison {
         if self.finished.contains(&false) {
             return self.splits.clone();
         }
+        let k = outcomes.len() as u64;
         let mut class = vec![0u32; outcomes.len()];
+        // The pairs the chosen inputs keep together.
+        let mut together = k * k.saturating_sub(1) / 2;
         let mut chosen = Vec::new();
         let mut candidates = self.splits.clone();
         loop {
@@ -453,17 +456,13 @@ impl Comparison {
                 classes.iter().for_each(|&c| sizes[c as usize] += 1);
                 (classes, sizes.iter().map(|s| s * s.saturating_sub(1) / 2).sum::<u64>())
             };
-            // The current classes' pairs: what an input that splits
-            // nothing keeps.
-            let mut sizes = std::collections::HashMap::<u32, u64>::new();
-            class.iter().for_each(|&c| *sizes.entry(c).or_default() += 1);
-            let together: u64 = sizes.values().map(|s| s * s.saturating_sub(1) / 2).sum();
             let best = candidates.iter().map(|&i| (refine(i), i)).min_by_key(|((_, kept), i)| (*kept, *i));
             let Some(((classes, kept), i)) = best else { break };
             if kept >= together {
                 break;
             }
             class = classes;
+            together = kept;
             chosen.push(i);
             candidates.retain(|&c| c != i);
         }
