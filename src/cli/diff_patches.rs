@@ -48,8 +48,9 @@ Results go to the output directory:
   meta.map.json     its source map: sites, variants and where they are in each revision's file
 
 Diagnostics (--diagnostics gcc, the default when stderr is a terminal) go to stderr, one warning
-per test and outcome class that differs from the original's, with notes at the meta-branch sites
-of the diverging path in each revision's own file:
+per test and outcome class that differs from the original's, with a note at each meta-branch site
+of the diverging path for each variant the revisions compared run there, in the file of one of
+them (a list of more than 12 revisions ends in \"and N more\": report.json lists them whole):
   fix3.c:13:9: warning: revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70: stdout \"F\\n\" vs \"C\\n\" [psychic]
   fix3.c:13:9: note: revision 3 runs this code at site 3 (condition in grade); no other revision has it
 
@@ -338,19 +339,25 @@ impl session::Watch for Terminal {
 fn print_outcome(a: &DiffPatchesArgs, outcome: &session::Outcome) -> Result<()> {
     let (report, out) = (&outcome.report, &outcome.out);
     let files = report.files(out);
-    let findings = diagnostics::findings(report, &outcome.meta, &files);
-    if let Some(path) = &a.sarif {
-        let cwd = std::env::current_dir().context("reading the current directory")?;
-        let log = report::sarif::sarif(report, &findings, &files, &cwd);
-        report::write_atomic(path, log.as_bytes())
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-    }
     let on_terminal = std::io::stderr().is_terminal();
     let gcc = match a.diagnostics {
         Diagnostics::Gcc => true,
         Diagnostics::Auto => on_terminal && !a.quiet,
         Diagnostics::Off => false,
     };
+    // Findings only for whoever reads them: thousands of revisions make
+    // thousands of them.
+    let findings = if gcc || a.sarif.is_some() {
+        diagnostics::findings(report, &outcome.meta, &files)
+    } else {
+        Vec::new()
+    };
+    if let Some(path) = &a.sarif {
+        let cwd = std::env::current_dir().context("reading the current directory")?;
+        let log = report::sarif::sarif(report, &findings, &files, &cwd);
+        report::write_atomic(path, log.as_bytes())
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
     if gcc {
         eprint!("{}", diagnostics::gcc(&findings, on_terminal && console::colors_enabled_stderr()));
     }

@@ -1,20 +1,24 @@
 //! Exact searches with pruning: a minimum-height decision tree (iterative
 //! deepening over cluster subsets, memoised, with a counting lower bound) and a
-//! minimum separating test set (branch and bound on the least-covered pair).
+//! minimum separating test set (a hitting set: branch and bound on the
+//! constraint the fewest tests satisfy).
 
 use std::collections::HashMap;
 
 use super::{Branch, Classes, Found, Tree};
 
-/// How much work an exact search may do before it settles for its best so far.
+/// How much work an exact search may do before it settles for its best so
+/// far. A unit of work is one cluster split by one test (the tree) or one
+/// constraint looked at (the separating set): a step over 420 clusters costs
+/// a thousand times one over a dozen, and the budget bounds time, not steps.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchBudget {
-    pub max_steps: u64,
+    pub max_work: u64,
 }
 
 impl Default for SearchBudget {
     fn default() -> Self {
-        SearchBudget { max_steps: 2_000_000 }
+        SearchBudget { max_work: 100_000_000 }
     }
 }
 
@@ -81,7 +85,7 @@ pub fn decision_tree(
     let problem = Problem::new(clusters, tests);
     let all: Vec<usize> = (0..clusters.len()).collect();
     let greedy = greedy_tree(&problem, &all);
-    let mut search = TreeSearch { problem: &problem, memo: HashMap::new(), steps: 0, budget };
+    let mut search = TreeSearch { problem: &problem, memo: HashMap::new(), work: 0, budget };
     let lower = search.lower_bound(&all);
     let mut best = Found { value: greedy.clone(), optimal: greedy.height() == lower };
     if !best.optimal {
@@ -96,7 +100,7 @@ pub fn decision_tree(
             }
         }
         // Every bound below the greedy height failed: the greedy tree is optimal.
-        if !best.optimal && search.steps <= budget.max_steps {
+        if !best.optimal && search.work <= budget.max_work {
             best.optimal = true;
         }
     }
@@ -110,7 +114,7 @@ struct TreeSearch<'a> {
     /// For a cluster set: the best height proved impossible below (a lower
     /// bound), and a tree if one was found.
     memo: HashMap<Vec<usize>, (usize, Option<Tree>)>,
-    steps: u64,
+    work: u64,
     budget: SearchBudget,
 }
 
@@ -120,8 +124,8 @@ impl TreeSearch<'_> {
         if set.len() == 1 {
             return Ok(Some(Tree::Leaf { cluster: set[0] }));
         }
-        self.steps += 1;
-        if self.steps > self.budget.max_steps {
+        self.work += (set.len() * self.problem.tests.len()) as u64;
+        if self.work > self.budget.max_work {
             return Err(OutOfBudget);
         }
         let (known_lower, known_tree) = match self.memo.get(set) {
@@ -207,19 +211,43 @@ fn greedy_tree(problem: &Problem, set: &[usize]) -> Tree {
 }
 
 /// A smallest set of tests that separates every pair of clusters, sorted.
+///
+/// A hitting set: each pair of clusters is the set of tests that separate
+/// it, and pairs with the same set are one constraint. 420 clusters make
+/// 87,990 pairs but a few hundred constraints, and each step of the search
+/// walks the constraints, not the pairs.
 pub fn separating_set(clusters: &[Vec<usize>], tests: &[Classes], budget: SearchBudget) -> Found<Vec<usize>> {
     let problem = Problem::new(clusters, tests);
     let n = clusters.len();
-    let pairs: Vec<(usize, usize)> = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect();
-    // covers[t]: the pairs test t separates.
-    let covers: Vec<Vec<usize>> = problem
-        .tests
-        .iter()
-        .map(|(_, cls)| (0..pairs.len()).filter(|&p| cls[pairs[p].0] != cls[pairs[p].1]).collect())
+    let words = problem.tests.len().div_ceil(64);
+    let mut distinct = std::collections::BTreeSet::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let mut mask = vec![0u64; words];
+            for (t, (_, cls)) in problem.tests.iter().enumerate() {
+                if cls[a] != cls[b] {
+                    mask[t / 64] |= 1 << (t % 64);
+                }
+            }
+            distinct.insert(mask);
+        }
+    }
+    // hits[t]: the constraints test t satisfies; needs[c]: the tests that do.
+    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); problem.tests.len()];
+    let needs: Vec<Vec<usize>> = distinct
+        .into_iter()
+        .enumerate()
+        .map(|(c, mask)| {
+            let ts: Vec<usize> =
+                (0..problem.tests.len()).filter(|&t| mask[t / 64] >> (t % 64) & 1 == 1).collect();
+            ts.iter().for_each(|&t| hits[t].push(c));
+            ts
+        })
         .collect();
-    let greedy = greedy_cover(&covers, pairs.len());
-    let mut search = CoverSearch { covers: &covers, best: greedy, steps: 0, budget, complete: true };
-    let mut covered = vec![0u32; pairs.len()];
+    let greedy = greedy_cover(&hits, needs.len());
+    let mut search =
+        CoverSearch { hits: &hits, needs: &needs, best: greedy, work: 0, budget, complete: true };
+    let mut covered = vec![0u32; needs.len()];
     let mut chosen = Vec::new();
     search.branch(&mut covered, &mut chosen);
     let mut ids: Vec<usize> = search.best.iter().map(|&t| problem.tests[t].0).collect();
@@ -227,15 +255,15 @@ pub fn separating_set(clusters: &[Vec<usize>], tests: &[Classes], budget: Search
     Found { value: ids, optimal: search.complete }
 }
 
-fn greedy_cover(covers: &[Vec<usize>], npairs: usize) -> Vec<usize> {
-    let mut covered = vec![false; npairs];
+fn greedy_cover(hits: &[Vec<usize>], constraints: usize) -> Vec<usize> {
+    let mut covered = vec![false; constraints];
     let mut chosen = Vec::new();
     while covered.iter().any(|c| !c) {
-        let best = (0..covers.len())
-            .max_by_key(|&t| (covers[t].iter().filter(|&&p| !covered[p]).count(), std::cmp::Reverse(t)))
+        let best = (0..hits.len())
+            .max_by_key(|&t| (hits[t].iter().filter(|&&c| !covered[c]).count(), std::cmp::Reverse(t)))
             .expect("clusters are separated by some test");
-        for &p in &covers[best] {
-            covered[p] = true;
+        for &c in &hits[best] {
+            covered[c] = true;
         }
         chosen.push(best);
     }
@@ -243,51 +271,48 @@ fn greedy_cover(covers: &[Vec<usize>], npairs: usize) -> Vec<usize> {
 }
 
 struct CoverSearch<'a> {
-    covers: &'a [Vec<usize>],
+    hits: &'a [Vec<usize>],
+    needs: &'a [Vec<usize>],
     best: Vec<usize>,
-    steps: u64,
+    work: u64,
     budget: SearchBudget,
     complete: bool,
 }
 
 impl CoverSearch<'_> {
-    /// `covered[p]` counts chosen tests separating pair p.
+    /// `covered[c]` counts chosen tests satisfying constraint c.
     fn branch(&mut self, covered: &mut [u32], chosen: &mut Vec<usize>) {
-        self.steps += 1;
-        if self.steps > self.budget.max_steps {
+        self.work += covered.len() as u64;
+        if self.work > self.budget.max_work {
             self.complete = false;
             return;
         }
-        let uncovered: Vec<usize> = (0..covered.len()).filter(|&p| covered[p] == 0).collect();
+        let uncovered: Vec<usize> = (0..covered.len()).filter(|&c| covered[c] == 0).collect();
         if uncovered.is_empty() {
             if chosen.len() < self.best.len() {
                 self.best = chosen.clone();
             }
             return;
         }
-        // Lower bound: the best single test covers at most `most` new pairs.
-        let gain = |t: usize| self.covers[t].iter().filter(|&&p| covered[p] == 0).count();
-        let most = (0..self.covers.len()).map(gain).max().unwrap_or(0);
+        // Lower bound: the best single test covers at most `most` new constraints.
+        let gain = |t: usize| self.hits[t].iter().filter(|&&c| covered[c] == 0).count();
+        let most = (0..self.hits.len()).map(gain).max().unwrap_or(0);
         if most == 0 || chosen.len() + uncovered.len().div_ceil(most) >= self.best.len() {
             return;
         }
-        // Some chosen test must separate the pair that the fewest tests separate.
-        let pair = *uncovered
-            .iter()
-            .min_by_key(|&&p| self.covers.iter().filter(|c| c.contains(&p)).count())
-            .expect("uncovered is non-empty");
-        let mut options: Vec<usize> =
-            (0..self.covers.len()).filter(|&t| self.covers[t].contains(&pair)).collect();
+        // Some chosen test must satisfy the constraint the fewest tests satisfy.
+        let c = *uncovered.iter().min_by_key(|&&c| self.needs[c].len()).expect("uncovered is non-empty");
+        let mut options = self.needs[c].clone();
         options.sort_by_key(|&t| std::cmp::Reverse(gain(t)));
         for t in options {
-            for &p in &self.covers[t] {
-                covered[p] += 1;
+            for &c in &self.hits[t] {
+                covered[c] += 1;
             }
             chosen.push(t);
             self.branch(covered, chosen);
             chosen.pop();
-            for &p in &self.covers[t] {
-                covered[p] -= 1;
+            for &c in &self.hits[t] {
+                covered[c] -= 1;
             }
         }
     }
@@ -397,7 +422,7 @@ mod tests {
         tests.extend((0..revisions).map(|k| (0..revisions).map(|r| (r == k) as u32).collect::<Vec<u32>>()));
         let cl = clusters(revisions, &tests);
         assert_eq!(cl.len(), revisions);
-        let tiny = SearchBudget { max_steps: 3 };
+        let tiny = SearchBudget { max_work: 3 };
         let found = decision_tree(&cl, &tests, tiny).unwrap();
         let by_cluster: Vec<Vec<u32>> = tests.iter().map(|t| cl.iter().map(|c| t[c[0]]).collect()).collect();
         check_tree(&found.value, &(0..revisions).collect::<Vec<_>>(), &by_cluster);

@@ -10,8 +10,11 @@
 //! groups part. Failing that, the first site on the path where `g` and the
 //! original run different code; then the same two rules over all sites; then
 //! the first line of `g`'s file that the original lacks. Notes follow at every
-//! site of the path, one per revision of B and G that reaches it, each in that
-//! revision's own file.
+//! site of the path, one per variant that revisions of B and G run there, in
+//! the own file of the lowest of them (past `g` at the primary site), naming
+//! the revisions that share it. A list of revisions names the first
+//! [`LISTED`] and counts the rest: a pool of thousands of patches would make
+//! lines of thousands of numbers, which `report.json` holds whole.
 
 use std::fmt::Write as _;
 
@@ -54,14 +57,56 @@ pub struct Finding {
 /// locations in revision k name (for a project, its tree: a location names
 /// the touched file in it, `MetaProgram::located_in`).
 pub fn findings(report: &Report, map: &MetaProgram, files: &[String]) -> Vec<Finding> {
+    let variants = Variants::new(map, files.len());
     let mut out = Vec::new();
     for t in &report.tests {
         let Some(base) = t.outcomes.first() else { continue };
         for (i, o) in t.outcomes.iter().enumerate().skip(1) {
-            out.push(finding(t, i, o, base, map, files));
+            out.push(finding(t, i, o, base, map, &variants, files));
         }
     }
     out
+}
+
+/// Which variant of each site each revision runs, and where: looked up once
+/// for every finding, which asks it of every revision it compares.
+struct Variants {
+    /// `[site index][revision]`: (variant, index into its `code`).
+    of: Vec<Vec<Option<(u32, u32)>>>,
+}
+
+impl Variants {
+    fn new(map: &MetaProgram, revisions: usize) -> Variants {
+        let of = map
+            .sites
+            .iter()
+            .map(|s| {
+                let mut row = vec![None; revisions];
+                for (i, v) in s.variants.iter().enumerate() {
+                    for (j, c) in v.code.iter().enumerate() {
+                        if let Some(cell) = row.get_mut(c.revision) {
+                            cell.get_or_insert((i as u32, j as u32));
+                        }
+                    }
+                }
+                row
+            })
+            .collect();
+        Variants { of }
+    }
+
+    /// The variant revision `r` takes at `s`, with its span, if `r` reaches `s`.
+    fn of<'m>(&self, s: &'m Site, r: usize) -> Option<(usize, &'m CodeSpan)> {
+        let (v, c) = self.of.get(s.id.checked_sub(1)?)?.get(r).copied().flatten()?;
+        Some((v as usize, &s.variants[v as usize].code[c as usize]))
+    }
+
+    /// Some revision of `mine` and some of `theirs` run one variant at `s`.
+    fn shared(&self, s: &Site, mine: &[usize], theirs: &[usize]) -> bool {
+        let mut run = vec![false; s.variants.len()];
+        mine.iter().filter_map(|&r| self.of(s, r)).for_each(|(v, _)| run[v] = true);
+        theirs.iter().filter_map(|&r| self.of(s, r)).any(|(v, _)| run[v])
+    }
 }
 
 fn finding(
@@ -70,6 +115,7 @@ fn finding(
     o: &Outcome,
     base: &Outcome,
     map: &MetaProgram,
+    variants: &Variants,
     files: &[String],
 ) -> Finding {
     let g = o.revisions[0];
@@ -86,20 +132,9 @@ fn finding(
     let on_path: Vec<&Site> = t.sites.iter().filter_map(|&s| site_of(s)).collect();
     // Best: no revision of the group shares code with one of the baseline;
     // then: `g` and `b` differ.
-    // Membership, not a search per revision: a group of thousands of
-    // revisions against a baseline of thousands, at every site.
-    let member = |revs: &[usize]| {
-        let mut m = vec![false; files.len()];
-        revs.iter().for_each(|&r| m[r] = true);
-        m
-    };
-    let (mine, theirs) = (member(&o.revisions), member(&base.revisions));
-    let shared = |v: &crate::unify::Variant| {
-        v.code.iter().any(|c| mine[c.revision]) && v.code.iter().any(|c| theirs[c.revision])
-    };
-    let apart = |s: &&Site| variant_of(s, g).is_some() && !s.variants.iter().any(shared);
+    let apart = |s: &&Site| variants.of(s, g).is_some() && !variants.shared(s, &o.revisions, &base.revisions);
     let differs =
-        |s: &&Site| variant_of(s, g).is_some_and(|(v, _)| variant_of(s, b).map(|(w, _)| w) != Some(v));
+        |s: &&Site| variants.of(s, g).is_some_and(|(v, _)| variants.of(s, b).map(|(w, _)| w) != Some(v));
     let primary_site = on_path
         .iter()
         .copied()
@@ -107,7 +142,7 @@ fn finding(
         .or_else(|| on_path.iter().copied().find(differs))
         .or_else(|| map.sites.iter().find(apart))
         .or_else(|| map.sites.iter().find(differs));
-    let location = match primary_site.and_then(|s| Some((s, variant_of(s, g)?.1))) {
+    let location = match primary_site.and_then(|s| Some((s, variants.of(s, g)?.1))) {
         Some((s, span)) => located(map, s, span, files),
         None => {
             let (meta_line, line) = first_own_line(map, g, b).unwrap_or((0, 1));
@@ -119,11 +154,13 @@ fn finding(
     compared.sort_unstable();
     let mut notes = Vec::new();
     for s in &on_path {
+        let mut noted = vec![false; s.variants.len()];
         for &r in &compared {
-            let Some((v, span)) = variant_of(s, r) else { continue };
-            if Some(s.id) == primary_site.map(|p| p.id) && r == g {
+            let Some((v, span)) = variants.of(s, r) else { continue };
+            if noted[v] || (Some(s.id) == primary_site.map(|p| p.id) && r == g) {
                 continue;
             }
+            noted[v] = true;
             let sharing: Vec<usize> = s.variants[v].revisions.iter().copied().filter(|&x| x != r).collect();
             let what = if span.start == span.end { "has no code (deleted)" } else { "runs this code" };
             let shared = if sharing.is_empty() {
@@ -143,11 +180,6 @@ fn finding(
         }
     }
     Finding { test: t.id, outcome, message, location, site: primary_site.map(|s| s.id), notes }
-}
-
-/// The variant revision `r` takes at `s`, with its span, if `r` reaches `s`.
-fn variant_of(s: &Site, r: usize) -> Option<(usize, &CodeSpan)> {
-    s.variants.iter().enumerate().find_map(|(i, v)| v.code.iter().find(|c| c.revision == r).map(|c| (i, c)))
 }
 
 /// `span` of `site`, in its revision's file.
@@ -230,8 +262,15 @@ fn revisions_list(revs: &[usize]) -> String {
     format!("{} {}", if revs.len() == 1 { "revision" } else { "revisions" }, list(revs))
 }
 
+/// The most revisions a list names; the rest are counted.
+const LISTED: usize = 12;
+
 fn list(revs: &[usize]) -> String {
-    revs.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+    let named = revs.iter().take(LISTED).map(usize::to_string).collect::<Vec<_>>().join(", ");
+    match revs.len().saturating_sub(LISTED) {
+        0 => named,
+        more => format!("{named} and {more} more"),
+    }
 }
 
 /// gcc's format: `FILE:LINE:COL: warning: MESSAGE [psychic]`, then the notes.

@@ -87,7 +87,11 @@ pub(super) fn conclude(
     }
     let mut plain = plain_runner(plan, b, plain);
     let stopped = ex.summary.stopped_early.take();
+    let judging = Instant::now();
     judge(&mut report, &ex.diff, s, &b.meta_files, out, stopped.as_deref(), &mut plain);
+    // The verdicts are the clusters' too.
+    report.stats.seconds.cluster += judging.elapsed().as_secs_f64();
+    report.stats.seconds.total = plan.budget.start.elapsed().as_secs_f64();
     report.write_files(out, &s.meta).with_context(|| format!("writing the report into {}", out.display()))?;
     Ok(report)
 }

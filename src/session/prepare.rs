@@ -23,7 +23,7 @@ use anyhow::{Context, Result, anyhow};
 
 use super::project::{self, ProjectBuild, ProjectSources};
 use super::{Plan, Watch};
-use crate::compile::{self, CompileError, NativeKind, NativeOptions, Toolchain};
+use crate::compile::{CompileError, NativeKind, NativeOptions, Toolchain};
 use crate::ir::Module;
 use crate::libs::{LibcUse, Libs};
 use crate::unify;
@@ -356,7 +356,8 @@ fn check_revisions_compile(tc: &Toolchain, sources: &[unify::RevisionSource]) ->
         };
         checks.push((s, file));
     }
-    let results = compile::in_parallel(&checks, |(_, file)| tc.syntax_check(file));
+    let files: Vec<PathBuf> = checks.iter().map(|(_, f)| f.clone()).collect();
+    let results = tc.syntax_check_many(&files);
     for ((s, _), checked) in checks.iter().zip(results) {
         checked.with_context(|| format!("revision {} ({})", s.index, s.name))?;
     }
