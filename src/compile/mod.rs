@@ -554,7 +554,7 @@ mod tests {
             // 4 and 5 share a batch with no other failure: were 5 to see
             // 4's macro, the batch would pass.
             let home = match i {
-                4 | 5 | 6 => alone.path(),
+                4..=6 => alone.path(),
                 _ if i % 7 == 6 => other.path(),
                 _ => dir.path(),
             };

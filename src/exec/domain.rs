@@ -22,10 +22,13 @@
 //! what is left of it, since on a busy machine a 10 ms query takes 100; it is
 //! given up past `MAX_INPUTS` inputs (float inputs make slow queries and boxes
 //! too large to enumerate). The observer hears once (`HaltObserver::on_domain`):
-//! the box, or why there is none (an input that is no integer of 1, 2, 4 or 8
-//! bytes, found before any query; a box over `MAX_INPUTS`; queries past their
-//! time; revisions whose first inputs differ), or, when the run ends with a
-//! stretch open (`end_all`), which revisions had not yet branched on an input.
+//! the box, or why there is none (an input that is neither an integer of 1,
+//! 2, 4 or 8 bytes nor an array of at most 64 of them, found before any
+//! query; a box over `MAX_INPUTS`; queries past their time; revisions whose
+//! first inputs differ), or, when the run ends with a stretch open
+//! (`end_all`), which revisions had not yet branched on an input. An array
+//! is a range per element, of the widest element that gives a box small
+//! enough.
 //! Seeds from outside wait until the domain is known (`seeds.rs`).
 
 use super::executor::Executor;
@@ -38,6 +41,9 @@ use crate::expr::ExprId;
 /// The largest box worth enumerating: at a few microseconds a run, seconds
 /// per revision.
 pub const MAX_INPUTS: u64 = 1 << 22;
+
+/// The most integers a box has: what the fuzz server's enumeration takes.
+const MAX_INTEGERS: u32 = 64;
 
 /// The time all queries that bound a revision's box may take: the engine
 /// waits for them. Any one may take what is left of it: on a busy machine a
@@ -52,9 +58,14 @@ pub struct InputDomain {
     pub objects: Vec<DomainObject>,
 }
 
+/// One integer of the box: a whole symbolic object, or an element of one
+/// (an array of integers, `int ops[3]`, is a range per element; its
+/// elements follow each other, the first with `element` 0).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DomainObject {
+    /// The symbolic object's name.
     pub name: String,
+    pub element: Option<u32>,
     /// Bytes: 1, 2, 4 or 8, an integer in the machine's byte order.
     pub size: u32,
     /// The least value, and the number of values from it (two's complement
@@ -71,7 +82,7 @@ impl InputDomain {
             return None;
         }
         let objects = self.objects.iter().zip(&other.objects).map(|(a, b)| {
-            let same = a.name == b.name && a.size == b.size && a.signed == b.signed;
+            let same = a.name == b.name && a.element == b.element && a.size == b.size && a.signed == b.signed;
             let last = |o: &DomainObject| o.first as i128 + o.count as i128 - 1;
             let (lo, hi) = ((a.first as i128).min(b.first as i128), last(a).max(last(b)));
             same.then(|| DomainObject {
@@ -88,14 +99,18 @@ impl InputDomain {
         self.objects.iter().fold(1u64, |n, o| n.saturating_mul(o.count))
     }
 
-    /// "a in 0..=799, b in 0..=799".
+    /// "a in 0..=799, b[0] in -5..=5, b[1] in -5..=5".
     pub fn describe(&self) -> String {
         let range = |o: &DomainObject| {
             let last = (o.first as i128 + o.count as i128 - 1) as i64;
+            let name = match o.element {
+                Some(i) => format!("{}[{i}]", o.name),
+                None => o.name.clone(),
+            };
             if o.signed {
-                format!("{} in {}..={}", o.name, o.first, last)
+                format!("{name} in {}..={}", o.first, last)
             } else {
-                format!("{} in {}..={}", o.name, o.first as u64, last as u64)
+                format!("{name} in {}..={}", o.first as u64, last as u64)
             }
         };
         self.objects.iter().map(range).collect::<Vec<_>>().join(", ")
@@ -237,51 +252,78 @@ impl Executor<'_> {
     /// The box of one revision's objects under its constraints, unless it
     /// has more than `MAX_INPUTS` inputs. Its queries may take `BOX_TIME`
     /// (float inputs make slow ones): a box that costs more is not worth
-    /// what enumeration saves.
+    /// what enumeration saves. An object is one integer where it can be (1,
+    /// 2, 4 or 8 bytes), else, or where that box is too large, an array of
+    /// integers of the widest element that gives a small enough box (`int
+    /// ops[3]`, each in -5..5: 1,331 inputs, where 8 bytes read as one
+    /// integer would be billions).
     fn revision_box(
         &mut self,
         objects: &[SymbolicObject],
         constraints: &[ExprId],
     ) -> Result<InputDomain, String> {
         // Before any query: the symbolic environment's objects (a stat
-        // buffer, stdin's bytes) are seldom all integers.
-        if let Some(o) = objects.iter().find(|o| !matches!(o.size, 1 | 2 | 4 | 8)) {
-            return Err(format!("input `{}` has {} bytes, not an integer of 1, 2, 4 or 8", o.name, o.size));
+        // buffer, stdin's bytes) are seldom arrays of few integers.
+        let widths = |size: u32| -> Vec<u32> {
+            [8, 4, 2, 1].into_iter().filter(|&w| size.is_multiple_of(w) && size / w <= MAX_INTEGERS).collect()
+        };
+        if let Some(o) = objects.iter().find(|o| widths(o.size as u32).is_empty()) {
+            return Err(format!(
+                "input `{}` has {} bytes, not an integer of 1, 2, 4 or 8 or an array of at most {MAX_INTEGERS}",
+                o.name, o.size
+            ));
         }
         let timeout = self.solver.timeout();
         let started = std::time::Instant::now();
         let mut bounded = InputDomain { objects: Vec::new() };
         let mut result = Ok(());
         for o in objects {
-            result = self.object_range(o, constraints, started, timeout).and_then(|r| {
-                bounded.objects.push(r);
-                if bounded.inputs() > MAX_INPUTS {
-                    return Err(format!(
-                        "the box has more than {MAX_INPUTS} inputs ({} alone)",
-                        bounded.describe()
-                    ));
+            let before = bounded.objects.len();
+            for w in widths(o.size as u32) {
+                bounded.objects.truncate(before);
+                let whole = w == o.size as u32;
+                result = (0..o.size as u32 / w).try_for_each(|i| {
+                    let element = (!whole).then_some(i);
+                    bounded.objects.push(self.object_range(o, element, w, constraints, started, timeout)?);
+                    if bounded.inputs() > MAX_INPUTS {
+                        return Err(format!(
+                            "the box has more than {MAX_INPUTS} inputs ({} alone)",
+                            bounded.describe()
+                        ));
+                    }
+                    Ok(())
+                });
+                if result.is_ok() {
+                    break;
                 }
-                Ok(())
-            });
+            }
             if result.is_err() {
                 break;
             }
         }
         self.solver.set_timeout(timeout);
+        if bounded.objects.len() > MAX_INTEGERS as usize {
+            return Err(format!("the box has more than {MAX_INTEGERS} integers"));
+        }
         result.map(|()| bounded)
     }
 
     /// The narrower of the unsigned and the signed range of `o` under
     /// `constraints`: binary searches of the solver's `may_be_true`.
+    /// Of `o` itself, or of its element `element` of `size` bytes.
     fn object_range(
         &mut self,
         o: &SymbolicObject,
+        element: Option<u32>,
+        size: u32,
         constraints: &[ExprId],
         started: std::time::Instant,
         timeout: std::time::Duration,
     ) -> Result<DomainObject, String> {
-        let w = o.size as u32 * 8;
-        let bytes: Vec<Byte> = (0..o.size).map(|i| Byte::S(self.pool.read_input(o.array, i))).collect();
+        let w = size * 8;
+        let at = element.unwrap_or(0) * size;
+        let bytes: Vec<Byte> =
+            (at..at + size).map(|i| Byte::S(self.pool.read_input(o.array, i as _))).collect();
         let v = self.scalar_from_bytes(&bytes, w);
         let x = self.expr(&v, w);
         let mask = (1u128 << w) - 1;
@@ -327,6 +369,6 @@ impl Executor<'_> {
         let count = u64::try_from(count).unwrap_or(u64::MAX);
         // The least value's bits as an i64, sign-extended when signed.
         let first = if signed && min & sign != 0 { (min | !mask) as i64 } else { min as i64 };
-        Ok(DomainObject { name: o.name.clone(), size: o.size as u32, first, count, signed })
+        Ok(DomainObject { name: o.name.clone(), element, size, first, count, signed })
     }
 }

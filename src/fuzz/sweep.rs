@@ -274,8 +274,15 @@ pub(super) fn enumerate(
     if server.reads_stdin {
         return refuse("the program reads stdin");
     }
-    let objects: Vec<(&str, usize)> =
-        domain.objects.iter().map(|o| (o.name.as_str(), o.size as usize)).collect();
+    // The box's integers as the objects they make up: an array's elements
+    // follow each other.
+    let mut objects: Vec<(&str, usize)> = Vec::new();
+    for o in &domain.objects {
+        match objects.last_mut() {
+            Some((_, size)) if o.element.is_some_and(|i| i > 0) => *size += o.size as usize,
+            _ => objects.push((o.name.as_str(), o.size as usize)),
+        }
+    }
     let slots: Vec<(&str, usize)> = layout.slots.iter().map(|s| (s.name.as_str(), s.size)).collect();
     if objects != slots {
         return refuse("the program makes symbolic inputs after its first branch");

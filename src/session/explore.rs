@@ -286,7 +286,8 @@ impl HaltObserver for Exchange<'_, '_, '_> {
         if self.take_or_stop() == Control::Stop {
             return Control::Stop;
         }
-        let control = self.diff.on_halt(path, cx);
+        let fuzzer = self.fuzzer.as_ref();
+        let control = self.diff.halt_with(path, cx, &mut |d| Self::take(fuzzer, d));
         self.give();
         control
     }
