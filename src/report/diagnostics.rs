@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use crate::unify::{CodeSpan, MetaProgram, Pos, Site, SiteKind};
+use crate::unify::{CodeSpan, MetaProgram, Pos, Site, SiteKind, VariantTable};
 
 use super::{Outcome, Report, Test};
 
@@ -68,37 +68,18 @@ pub fn findings(report: &Report, map: &MetaProgram, files: &[String]) -> Vec<Fin
     out
 }
 
-/// Which variant of each site each revision runs, and where: looked up once
-/// for every finding, which asks it of every revision it compares.
-struct Variants {
-    /// `[site index][revision]`: (variant, index into its `code`).
-    of: Vec<Vec<Option<(u32, u32)>>>,
-}
+/// Per site, the variant each revision runs and its code (`VariantTable`),
+/// and the questions a finding asks of them.
+struct Variants(VariantTable);
 
 impl Variants {
     fn new(map: &MetaProgram, revisions: usize) -> Variants {
-        let of = map
-            .sites
-            .iter()
-            .map(|s| {
-                let mut row = vec![None; revisions];
-                for (i, v) in s.variants.iter().enumerate() {
-                    for (j, c) in v.code.iter().enumerate() {
-                        if let Some(cell) = row.get_mut(c.revision) {
-                            cell.get_or_insert((i as u32, j as u32));
-                        }
-                    }
-                }
-                row
-            })
-            .collect();
-        Variants { of }
+        Variants(VariantTable::new(map, revisions))
     }
 
     /// The variant revision `r` takes at `s`, with its span, if `r` reaches `s`.
     fn of<'m>(&self, s: &'m Site, r: usize) -> Option<(usize, &'m CodeSpan)> {
-        let (v, c) = self.of.get(s.id.checked_sub(1)?)?.get(r).copied().flatten()?;
-        Some((v as usize, &s.variants[v as usize].code[c as usize]))
+        self.0.code(s, r)
     }
 
     /// Some revision of `mine` and some of `theirs` run one variant at `s`.

@@ -255,11 +255,11 @@ fn judge(
     // Pairs of one cluster whose differing code no path of both ran: the
     // first, and how many more (a cluster of thousands has millions of
     // pairs, so none is kept but the first).
-    let variants = VariantTable::new(meta, sources.len());
+    let variants = unify::VariantTable::new(meta, sources.len());
     let mut unreached = |c: &[usize]| -> Vec<String> {
         let mut pairs = c.iter().enumerate().flat_map(|(i, &a)| c[i + 1..].iter().map(move |&b| (a, b)));
         let mut open = pairs.by_ref().filter_map(|(a, b)| {
-            let sites = variants.differing(meta, a, b);
+            let sites = differing(&variants, meta, a, b);
             let ids: Vec<u32> = sites.iter().map(|s| s.id as u32).collect();
             (!sites.is_empty() && !diff.reach.reached(a, b, &ids)).then_some((a, b, sites))
         });
@@ -318,38 +318,16 @@ fn judge(
     st.partial_reasons = reasons;
 }
 
-/// Which variant of each site each revision runs, looked up once: the
-/// verdicts ask it of every pair of a cluster.
-struct VariantTable {
-    /// `[site][revision]`.
-    of: Vec<Vec<Option<u32>>>,
-}
-
-impl VariantTable {
-    fn new(meta: &unify::MetaProgram, revisions: usize) -> VariantTable {
-        let of = meta
-            .sites
-            .iter()
-            .map(|s| {
-                let mut row = vec![None; revisions];
-                for (i, v) in s.variants.iter().enumerate() {
-                    v.revisions.iter().filter(|&&r| r < revisions).for_each(|&r| row[r] = Some(i as u32));
-                }
-                row
-            })
-            .collect();
-        VariantTable { of }
-    }
-
-    /// The sites where revisions `a` and `b` run different code.
-    fn differing<'m>(&self, meta: &'m unify::MetaProgram, a: usize, b: usize) -> Vec<&'m unify::Site> {
-        meta.sites
-            .iter()
-            .zip(&self.of)
-            .filter(|(_, row)| matches!((row[a], row[b]), (Some(x), Some(y)) if x != y))
-            .map(|(s, _)| s)
-            .collect()
-    }
+/// The sites where revisions `a` and `b` run different code.
+fn differing<'m>(
+    variants: &unify::VariantTable,
+    meta: &'m unify::MetaProgram,
+    a: usize,
+    b: usize,
+) -> Vec<&'m unify::Site> {
+    let differ =
+        |i: usize| matches!((variants.variant(i, a), variants.variant(i, b)), (Some(x), Some(y)) if x != y);
+    meta.sites.iter().enumerate().filter(|&(i, _)| differ(i)).map(|(_, s)| s).collect()
 }
 
 /// "site 3 in grade, fix3.c:13": where revision `r`'s code at the site is.

@@ -216,3 +216,53 @@ impl MetaProgram {
         id.checked_sub(1).and_then(|i| self.sites.get(i))
     }
 }
+
+/// Which variant of each site each revision runs, and where its code is in
+/// its own text: looked up once, for the questions the report and the
+/// verdicts ask of every revision, thousands in a repair tool's pool.
+pub struct VariantTable {
+    /// `[site index][revision]`.
+    of: Vec<Vec<Option<Runs>>>,
+}
+
+/// The variant a revision runs at a site, and the index of the revision's
+/// span in the variant's `code` if it has one.
+type Runs = (u32, Option<u32>);
+
+impl VariantTable {
+    pub fn new(meta: &MetaProgram, revisions: usize) -> VariantTable {
+        let of = meta
+            .sites
+            .iter()
+            .map(|s| {
+                let mut row: Vec<Option<Runs>> = vec![None; revisions];
+                for (i, v) in s.variants.iter().enumerate() {
+                    for &r in v.revisions.iter().filter(|&&r| r < revisions) {
+                        row[r] = Some((i as u32, None));
+                    }
+                    for (j, c) in v.code.iter().enumerate() {
+                        if let Some(Some((vi, code))) = row.get_mut(c.revision)
+                            && *vi == i as u32
+                        {
+                            code.get_or_insert(j as u32);
+                        }
+                    }
+                }
+                row
+            })
+            .collect();
+        VariantTable { of }
+    }
+
+    /// The variant revision `r` runs at the site at `index` of
+    /// `MetaProgram::sites`, if `r` reaches it.
+    pub fn variant(&self, index: usize, r: usize) -> Option<usize> {
+        Some(self.of.get(index)?.get(r).copied().flatten()?.0 as usize)
+    }
+
+    /// The variant revision `r` runs at `site`, with the span of its code.
+    pub fn code<'m>(&self, site: &'m Site, r: usize) -> Option<(usize, &'m CodeSpan)> {
+        let (v, j) = self.of.get(site.id.checked_sub(1)?)?.get(r).copied().flatten()?;
+        Some((v as usize, &site.variants[v as usize].code[j? as usize]))
+    }
+}

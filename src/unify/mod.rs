@@ -70,7 +70,7 @@ pub use error::{Loc, UnifyError};
 pub use includes::include_dirs;
 pub use meta::{
     ChangedFunction, CodeSpan, FunctionInstance, LineOrigin, LineSpan, MetaFile, MetaProgram, Origin, Pos,
-    Renamed, RevisionInfo, Site, SiteKind, Variant,
+    Renamed, RevisionInfo, Site, SiteKind, Variant, VariantTable,
 };
 pub use parse::literals;
 pub use project::{TouchedFile, unify_project};
