@@ -163,9 +163,6 @@ pub struct DiffStats {
     pub pairs_contradictory: u64,
     /// Pairs whose outputs are the same expressions: no query needed.
     pub pairs_identical: u64,
-    /// Pairs of one path condition that a chain of paths found alike on
-    /// it links: alike, with no query (`AlikePaths`).
-    pub pairs_alike_by_others: u64,
     /// Pairs told apart by an input one of the paths already had: no query.
     pub known_inputs: u64,
     pub queries: u64,
@@ -265,7 +262,6 @@ pub struct Differentiator<'a> {
     /// Halted paths kept for pairing, by the revisions that follow them, so
     /// that a whole group is skipped with one check.
     groups: Vec<Group>,
-    alike: AlikePaths,
     /// Which pairs are told apart, which proved equivalent.
     pairs: pairs::Pairs,
     /// What enumeration did, or why it did not run.
@@ -322,8 +318,7 @@ struct Retry {
 
 struct Group {
     revisions: RevSet,
-    /// Each with its number in `Differentiator::alike`.
-    paths: Vec<(u32, HaltedPath)>,
+    paths: Vec<HaltedPath>,
 }
 
 impl<'a> Differentiator<'a> {
@@ -345,7 +340,6 @@ impl<'a> Differentiator<'a> {
             disagreements_dir: out_dir.join("disagreements"),
             program_args,
             groups: Vec::new(),
-            alike: AlikePaths::default(),
             pairs,
             enumeration: None,
             gaps: Default::default(),
@@ -518,10 +512,8 @@ impl<'a> Differentiator<'a> {
     }
 
     /// A candidate test for `h` against `g`: an input both paths accept on
-    /// which a selected output differs; or that they behave alike on every
-    /// input both accept; or neither (a gap, a put-off query, inputs that
-    /// cannot meet).
-    fn compare(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Compared {
+    /// which a selected output differs, or `None`.
+    fn candidate(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Option<KTest> {
         // Natively stdout is a pipe, fully buffered: what a crashing run
         // printed is lost unless flushed, so two crashes compare without it.
         let both_crash = matches!(
@@ -529,22 +521,22 @@ impl<'a> Differentiator<'a> {
             (Termination::Error { .. }, Termination::Error { .. })
         );
         let outputs = OutputSelection { stdout: self.cfg.outputs.stdout && !both_crash, ..self.cfg.outputs };
-        let Some(diff) = outputs::difference(cx.pool, h, g, outputs) else { return Compared::Open };
+        let diff = outputs::difference(cx.pool, h, g, outputs)?;
         if cx.pool.as_const(diff) == Some(0) {
             if outputs.stdout != self.cfg.outputs.stdout {
                 return self.lost_text(h, g, cx);
             }
             self.stats.pairs_identical += 1;
-            return Compared::Alike;
+            return None;
         }
         if contradict(cx.pool, &h.constraints, &g.constraints) {
             self.stats.pairs_contradictory += 1;
-            return Compared::Open;
+            return None;
         }
         let Some(objects) = common_objects(&h.symbolics, &g.symbolics) else {
             self.stats.incompatible_inputs += 1;
             self.gap(&h.revisions, &g.revisions, PairGap::IncompatibleInputs);
-            return Compared::Open;
+            return None;
         };
         let model = match known_input(cx.pool, h, g, diff) {
             Some(input) => {
@@ -567,49 +559,49 @@ impl<'a> Differentiator<'a> {
                         if outputs.stdout != self.cfg.outputs.stdout {
                             return self.lost_text(h, g, cx);
                         }
-                        return Compared::Alike;
+                        return None;
                     }
                     Err(crate::solver::SolverError::Timeout) if this < full => {
                         self.stats.queries_deferred += 1;
                         let timeout = (this * 10).min(full);
                         self.retries.push_back(Retry { h: h.clone(), g: g.clone(), timeout });
-                        return Compared::Open;
+                        return None;
                     }
                     Err(_) => {
                         self.stats.solver_errors += 1;
                         self.gap(&h.revisions, &g.revisions, PairGap::Solver);
-                        return Compared::Open;
+                        return None;
                     }
                 }
             }
         };
-        let Some(model) = self.sharpen(h, g, outputs, &objects, model, cx) else { return Compared::Open };
+        let model = self.sharpen(h, g, outputs, &objects, model, cx)?;
         self.stats.candidates += 1;
-        Compared::Candidate(posix::path_ktest(self.program_args.clone(), &objects, model))
+        Some(posix::path_ktest(self.program_args.clone(), &objects, model))
     }
 
-    /// Two crashing paths alike in all but what stdout lost: alike, or a gap
-    /// where the lost text can differ.
-    fn lost_text(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Compared {
-        let Some(lost) = outputs::difference(cx.pool, h, g, self.cfg.outputs) else { return Compared::Open };
+    /// Two crashing paths alike in all but what stdout lost: a gap where the
+    /// lost text can differ.
+    fn lost_text(&mut self, h: &HaltedPath, g: &HaltedPath, cx: &mut HaltContext<'_>) -> Option<KTest> {
+        let lost = outputs::difference(cx.pool, h, g, self.cfg.outputs)?;
         if cx.pool.as_const(lost) == Some(0) {
             self.stats.pairs_identical += 1;
-            return Compared::Alike;
+            return None;
         }
         self.stats.queries += 1;
         match cx.solver.may_be_true(cx.pool, &both_conditions(h, g, None), lost) {
             Ok(false) => {
                 self.stats.queries_unsat += 1;
-                Compared::Alike
+                None
             }
             Ok(true) => {
                 self.gap(&h.revisions, &g.revisions, PairGap::Crash);
-                Compared::Open
+                None
             }
             Err(_) => {
                 self.stats.solver_errors += 1;
                 self.gap(&h.revisions, &g.revisions, PairGap::Solver);
-                Compared::Open
+                None
             }
         }
     }
@@ -821,7 +813,6 @@ impl<'a> Differentiator<'a> {
             return Control::Continue;
         }
         self.stats.halted += 1;
-        let id = self.alike.add();
         for gi in 0..self.groups.len() {
             let revs = self.groups[gi].revisions.clone();
             if self.done() {
@@ -834,7 +825,7 @@ impl<'a> Differentiator<'a> {
                 self.stats.pairs_distinguished += self.groups[gi].paths.len() as u64;
                 continue;
             }
-            if let Err(e) = self.pair_with_group(path, id, gi, cx, between) {
+            if let Err(e) = self.pair_with_group(path, gi, cx, between) {
                 self.error = Some(e);
                 return Control::Stop;
             }
@@ -853,21 +844,20 @@ impl<'a> Differentiator<'a> {
         self.groups.retain(|_| !flags.next().unwrap_or(false));
         if !self.settled(&path.revisions) {
             match self.groups.iter_mut().find(|g| g.revisions == path.revisions) {
-                Some(g) => g.paths.push((id, path.clone())),
-                None => self
-                    .groups
-                    .push(Group { revisions: path.revisions.clone(), paths: vec![(id, path.clone())] }),
+                Some(g) => g.paths.push(path.clone()),
+                None => {
+                    self.groups.push(Group { revisions: path.revisions.clone(), paths: vec![path.clone()] })
+                }
             }
         }
         if self.done() { Control::Stop } else { Control::Continue }
     }
 
-    /// Pairs `path` (number `id` in `alike`) with the kept paths of group
-    /// `gi`, while that can still tell revisions apart.
+    /// Pairs `path` with the kept paths of group `gi`, while that can still
+    /// tell revisions apart.
     fn pair_with_group(
         &mut self,
         path: &HaltedPath,
-        id: u32,
         gi: usize,
         cx: &mut HaltContext<'_>,
         between: &mut Between<'_, 'a>,
@@ -876,7 +866,7 @@ impl<'a> Differentiator<'a> {
         // Detached while we pair, so that confirming may update `self`.
         let kept = std::mem::take(&mut self.groups[gi].paths);
         let mut result = Ok(());
-        for (kid, g) in &kept {
+        for g in &kept {
             if let Err(e) = between(self) {
                 result = Err(e);
                 break;
@@ -885,21 +875,11 @@ impl<'a> Differentiator<'a> {
                 break;
             }
             self.stats.pairs += 1;
-            if self.alike.same(id, *kid) {
-                self.stats.pairs_alike_by_others += 1;
-                continue;
-            }
-            match self.compare(path, g, cx) {
-                Compared::Candidate(ktest) => {
-                    if let Err(e) = self.propose(path, g, ktest) {
-                        result = Err(e);
-                        break;
-                    }
-                }
-                // Alike on one condition: a chain of such pairs is alike
-                // end to end on it, and needs no query of its ends.
-                Compared::Alike if path.constraints == g.constraints => self.alike.join(id, *kid),
-                Compared::Alike | Compared::Open => {}
+            if let Some(ktest) = self.candidate(path, g, cx)
+                && let Err(e) = self.propose(path, g, ktest)
+            {
+                result = Err(e);
+                break;
             }
         }
         self.groups[gi].paths = kept;
@@ -909,53 +889,6 @@ impl<'a> Differentiator<'a> {
 
 /// What runs between two comparisons of a halt (`Differentiator::halt_with`).
 pub type Between<'b, 'a> = dyn FnMut(&mut Differentiator<'a>) -> std::io::Result<()> + 'b;
-
-/// What comparing two halted paths gave.
-enum Compared {
-    /// An input on which they may differ, to replay.
-    Candidate(KTest),
-    /// They behave alike on every input both accept.
-    Alike,
-    /// Neither: a gap of their pairs, a query put off, or inputs that
-    /// never meet.
-    Open,
-}
-
-/// Halted paths of one path condition known to behave alike, as the
-/// classes of a union-find over the paths' numbers: revisions that differ
-/// only in what they compute, not in where they go (`x * K % 5` for many
-/// K), halt on one condition, and each new path is compared with one path
-/// of each class instead of with every path.
-#[derive(Default)]
-struct AlikePaths {
-    parent: Vec<u32>,
-}
-
-impl AlikePaths {
-    /// A number for a new path, alone in its class.
-    fn add(&mut self) -> u32 {
-        self.parent.push(self.parent.len() as u32);
-        self.parent.len() as u32 - 1
-    }
-
-    fn root(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let up = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = up;
-            x = up;
-        }
-        x
-    }
-
-    fn same(&mut self, a: u32, b: u32) -> bool {
-        self.root(a) == self.root(b)
-    }
-
-    fn join(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.root(a), self.root(b));
-        self.parent[ra.max(rb) as usize] = ra.min(rb);
-    }
-}
 
 impl Differentiator<'_> {
     /// The put-off differential queries, while the budget lasts; those left
@@ -1039,12 +972,12 @@ impl Differentiator<'_> {
         }
         let started = std::time::Instant::now();
         self.attempt = Some(r.timeout);
-        let compared = self.compare(&r.h, &r.g, cx);
+        let candidate = self.candidate(&r.h, &r.g, cx);
         self.attempt = None;
         self.retry_time += started.elapsed();
-        match compared {
-            Compared::Candidate(ktest) => self.propose(&r.h, &r.g, ktest),
-            Compared::Alike | Compared::Open => Ok(()),
+        match candidate {
+            Some(ktest) => self.propose(&r.h, &r.g, ktest),
+            None => Ok(()),
         }
     }
 
