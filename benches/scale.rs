@@ -61,7 +61,11 @@ fn main() {
             .iter()
             .map(|t| files[set.revisions.iter().position(|r| r == *t).unwrap()].clone())
             .collect();
-        let outcomes = common::native_outcomes(&distinct, &set.domain());
+        // With AddressSanitizer: a mutant that reads past an array aborts,
+        // as psychic's replay sees it, rather than going on with whatever
+        // lies there, which is no behaviour of the program.
+        let sanitize = psychic::compile::NativeOptions { sanitize: true, ..Default::default() };
+        let outcomes = common::native_outcomes_as(&distinct, &set.domain(), &sanitize);
         let rows: Vec<_> = of_text.iter().map(|&k| outcomes[k].clone()).collect();
         let partition = common::partition(&rows);
         let run = truth::diff_patches(&files, dir.path(), &["--max-time", &max_time.to_string()]);

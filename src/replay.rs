@@ -192,18 +192,20 @@ impl Server {
     }
 
     /// Runs `revision` within `timeout`; its `psychic_output` records go to
-    /// `annotations`. Also: the time the run took.
+    /// `annotations`, and the meta-branch sites it reaches to `sites`, one
+    /// number a line. Also: the time the run took.
     pub fn run(
         &mut self,
         revision: usize,
         timeout: Duration,
         annotations: Option<&Path>,
+        sites: Option<&Path>,
     ) -> std::io::Result<(Outcome, Duration)> {
         let workdir = scratch_dir(&self.env)?;
         let mut req = Vec::new();
         req.extend((revision as u32).to_le_bytes());
         req.extend((timeout.as_millis().clamp(1, u32::MAX as u128) as u32).to_le_bytes());
-        for path in [annotations, workdir.as_ref().map(|d| d.path())] {
+        for path in [annotations, workdir.as_ref().map(|d| d.path()), sites] {
             let bytes = path.map(|p| p.as_os_str().as_encoded_bytes()).unwrap_or_default();
             req.extend((bytes.len() as u32).to_le_bytes());
             req.extend_from_slice(bytes);
@@ -267,6 +269,9 @@ impl Drop for Server {
     }
 }
 
+/// AddressSanitizer's options for every native run of an ASan build.
+pub const ASAN_OPTIONS: &str = "abort_on_error=1:detect_leaks=0:symbolize=0:handle_sigfpe=0";
+
 /// The command of a replay binary on a test, as every run gets it: its
 /// arguments, the ktest, and the environment that makes memory errors a
 /// deterministic abort and (`perturb`) fills memory with other garbage.
@@ -279,8 +284,10 @@ fn command(
     // A bare name would be looked up on PATH; the user means the file here.
     let mut cmd = Command::new(std::path::absolute(binary)?);
     cmd.args(args)
-        // Memory errors become a deterministic SIGABRT, leaks are not behaviour.
-        .env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0")
+        // Memory errors become a deterministic SIGABRT, leaks are not
+        // behaviour, and a division by zero is the SIGFPE of the program's
+        // own build (ASan's handler would make it a SIGABRT too).
+        .env("ASAN_OPTIONS", ASAN_OPTIONS)
         .env_remove("MALLOC_PERTURB_")
         .env_remove("PSYCHIC_STACK_SHIFT")
         .env_remove("PSYCHIC_REPLAY_SERVER")
@@ -289,7 +296,7 @@ fn command(
         .stderr(Stdio::piped());
     if perturb {
         // ASan fills fresh heap memory with 0xbe by default.
-        cmd.env("ASAN_OPTIONS", "abort_on_error=1:detect_leaks=0:symbolize=0:malloc_fill_byte=90")
+        cmd.env("ASAN_OPTIONS", format!("{ASAN_OPTIONS}:malloc_fill_byte=90"))
             .env("MALLOC_PERTURB_", "165")
             .env("PSYCHIC_STACK_SHIFT", "x".repeat(1000));
     }

@@ -6,7 +6,8 @@
 //!
 //! The files:
 //! - `runtime/include/klee/klee.h`: the KLEE-compatible API, plus
-//!   `__klee_meta(site)`, which asks which revision runs.
+//!   `__klee_meta(site)`, which asks which revision runs, and
+//!   `__klee_meta_in(site, set)`, whether it is one of a set.
 //! - `runtime/include/psychic.h`: `psychic_output(name, value)` annotations.
 //! - `runtime/native/psychic_native.c`: the native replay library, built by
 //!   `build.rs` with the `cc` crate. `KTEST_FILE` feeds `klee_make_symbolic` in

@@ -171,8 +171,9 @@ fn diagnostics_point_at_the_changed_code_of_each_revision() {
     assert_eq!(named, files.iter().cloned().collect::<BTreeSet<_>>());
 }
 
+/// As diagnostics name revisions (runs of three or more as ranges).
 fn list(revs: &[usize]) -> String {
-    revs.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+    psychic::cluster::names::listed(revs)
 }
 
 #[test]
@@ -344,14 +345,15 @@ fn vscode_diff_task_gives_clickable_locations_in_every_revision_file() {
     let w80 = warnings.iter().find(|p| p.message.contains("on input score=80")).expect("a warning at 80");
     assert_eq!(w80.file, folder.join("fix1.c"));
     assert_eq!(at(w80), "if (score >= 80)");
-    assert!(w80.message.starts_with(
-        "revisions 1, 2, 3, 4, 5, 6 differ from 0 on input score=80: stdout \"B\\n\" vs \"C\\n\""
-    ));
+    assert!(
+        w80.message
+            .starts_with("revisions 1 to 6 differ from 0 on input score=80: stdout \"B\\n\" vs \"C\\n\"")
+    );
     let w70 = warnings.iter().find(|p| p.message.contains("on input score=70")).expect("a warning at 70");
     assert_eq!(w70.file, folder.join("fix3.c"));
     assert_eq!(at(w70), "if (score > 70)");
     assert!(
-        w70.message.starts_with("revision 3 differs from 0, 1, 2, 4, 5, 6 on input score=70"),
+        w70.message.starts_with("revision 3 differs from 0 to 2, 4 to 6 on input score=70"),
         "{}",
         w70.message
     );

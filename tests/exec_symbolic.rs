@@ -425,6 +425,21 @@ fn unify_style_or_chains_keep_sharing_revisions_together() {
 }
 
 #[test]
+fn meta_in_sets_split_the_revisions_once() {
+    let e = build_at(&common::fixture("symbolic/meta_in.c"), false);
+    let mut ex = Executor::new(&e.module, ExecConfig::default()).unwrap();
+    let s = ex.run();
+    let mut sets: Vec<RevSet> = s.paths.iter().map(|p| p.revisions.clone()).collect();
+    sets.sort();
+    let set = |rs: &[u32]| rs.iter().copied().collect::<RevSet>();
+    let (a, b, c) = (set(&[0, 2, 5, 7, 8]), set(&[1, 3, 4, 6]), set(&[9]));
+    let mut expected = vec![a.clone(), a, b.clone(), b, c.clone(), c];
+    expected.sort();
+    assert_eq!(sets, expected);
+    common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+}
+
+#[test]
 fn select_between_constants_has_the_width_of_its_arms() {
     explore("symbolic/select_constants.c", ExecConfig::default(), |ex, s| {
         // A select does not fork (as in KLEE): one path, whose status is a

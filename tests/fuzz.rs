@@ -138,6 +138,45 @@ fn the_fuzz_server_feeds_stdin_text() {
     }
 }
 
+const SLEEPER: &str = r#"/* Sleeps N ms, then says which revision it is; "-1" never ends. */
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void) {
+    int n;
+    if (scanf("%d", &n) != 1)
+        return 1;
+    while (n < 0)
+        ;
+    if (n > 0)
+        usleep(n * 1000);
+    printf("orig %d\n", n);
+    return 0;
+}
+"#;
+
+/// A fuzzing run's limit is ten times the slowest run that ended, at least
+/// 50 ms, so that revisions that hang cost little; an input on which every
+/// revision ran past it runs again at the full limit. The first input sleeps
+/// 300 ms on both revisions, past the 50 ms a fresh server allows: both still
+/// end, as their replays do. Then the original hangs where the fix ends.
+#[test]
+fn an_input_slow_on_every_revision_runs_again_at_the_full_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (orig, fix) = (dir.path().join("sleep.c"), dir.path().join("fix.c"));
+    std::fs::write(&orig, SLEEPER).unwrap();
+    std::fs::write(&fix, SLEEPER.replace("while (n < 0)", "while (n < -1)").replace("orig", "fix")).unwrap();
+    let (native, fuzz, n) = builds(&[orig, fix], dir.path());
+    let map = CoverageMap::new().unwrap();
+    let mut server =
+        Server::spawn(&fuzz, &[], &map, (0..n).collect(), Duration::from_secs(5), false).unwrap();
+    let runs = run_as_replay_does(&mut server, &native, "300\n", false);
+    assert_ne!(runs[0].stdout, runs[1].stdout, "{runs:?}");
+    let runs = server.run(&[], b"-1\n").unwrap();
+    assert_eq!(runs[0].status, None, "the original hangs: {runs:?}");
+    assert_eq!(runs[1].status, Some(0), "the fix ends: {runs:?}");
+}
+
 /// A fix that changes only what the calculator says on stderr (for "neg
 /// 7"): the server tells the two apart there when it keeps stderr, as the
 /// replay build's runs do, and nowhere when it throws stderr away, as a
@@ -296,8 +335,20 @@ fn fuzzing_leads_the_engine_to_a_rare_record() {
     let report =
         common::corpus::diff_patches(&psychic, &files, &["--max-time", "120", "--search", "dfs"], dir.path())
             .unwrap();
-    assert_eq!(report.clusters, [[0], [1]], "partial: {:?}", report.stats.partial_reasons);
-    let fuzzing = report.stats.fuzzing.as_ref().expect("fuzzing ran");
+    // What each engine did, should they not meet (a CI run once saw 19
+    // paths in 120 s).
+    let (st, fuzzing) = (&report.stats, report.stats.fuzzing.as_ref().expect("fuzzing ran"));
+    assert_eq!(
+        report.clusters,
+        [[0], [1]],
+        "partial: {:?}; {} instructions, {} paths, {} queries in {:?}; enumeration {:?}; fuzzing {fuzzing:?}",
+        st.partial_reasons,
+        st.instructions,
+        st.paths_completed,
+        st.queries,
+        st.seconds,
+        st.enumeration
+    );
     assert!(
         fuzzing.engine_seeds >= 1 && fuzzing.engine_paths >= 1,
         "no fuzz input led the engine: {fuzzing:?}"

@@ -335,6 +335,7 @@ fixtures! {
     loops => "symbolic/loops.c",
     meta => "symbolic/meta.c",
     meta_chain => "symbolic/meta_chain.c",
+    meta_in => "symbolic/meta_in.c",
     meta_outputs => "symbolic/meta_outputs.c",
     pointers => "symbolic/pointers.c",
     ranges => "symbolic/ranges.c",

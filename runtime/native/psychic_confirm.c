@@ -15,7 +15,8 @@
  *   first:   u32 length, then the bytes every run gets on stdin;
  *   request: u32 revision, u32 limit in ms, u32 length + the path the run's
  *            psychic_output records go to (empty: none), u32 length + the
- *            directory the run works in (empty: the server's own);
+ *            directory the run works in (empty: the server's own), u32
+ *            length + the path the sites it reaches go to (empty: none);
  *   answer:  u32 kind (0 exited, 1 killed by a signal, 2 out of time),
  *            i32 exit status or signal, u64 microseconds it took,
  *            then stdout and stderr: each u32 length, u8 cut, the bytes.
@@ -52,7 +53,7 @@
 extern pid_t _Fork(void) __attribute__((weak));
 
 /* psychic_native.c: the revision __klee_meta returns and where records go. */
-void __psychic_serve_as(int revision, const char *annotations);
+void __psychic_serve_as(int revision, const char *annotations, const char *sites);
 
 struct capture {
   int fd;
@@ -247,13 +248,14 @@ void __psychic_replay_server(void) {
   write_all(out, "PSYR", 4);
   for (;;) {
     uint32_t req[2];
-    char *annotations, *dir;
+    char *annotations, *dir, *sites;
     int pin[2], pout[2], perr[2];
     pid_t pid;
     uint64_t start;
     if (!__psychic_read_all(in, req, 8))
       _exit(0);
-    if (!(annotations = read_string(in, &len)) || !(dir = read_string(in, &len)))
+    if (!(annotations = read_string(in, &len)) || !(dir = read_string(in, &len)) ||
+        !(sites = read_string(in, &len)))
       die("request");
     if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0)
       die("pipe");
@@ -273,7 +275,7 @@ void __psychic_replay_server(void) {
       if (*dir && chdir(dir) < 0)
         _exit(122);
       free(dir);
-      __psychic_serve_as((int)req[0], *annotations ? annotations : NULL);
+      __psychic_serve_as((int)req[0], *annotations ? annotations : NULL, *sites ? sites : NULL);
       return;
     }
     close(pin[0]), close(pout[1]), close(perr[1]);
@@ -287,5 +289,6 @@ void __psychic_replay_server(void) {
     watch(out, pid, pin[1], text, text_len, cap, (uint64_t)req[1] * 1000u, start);
     free(annotations);
     free(dir);
+    free(sites);
   }
 }

@@ -199,6 +199,9 @@ const EXIT_DIFFERENT: u8 = 1;
 /// Exit status of a partial answer, with --fail-on-incomplete.
 const EXIT_INCOMPLETE: u8 = 3;
 
+/// The most reasons of a partial answer the warning names.
+const WARNED_REASONS: usize = 5;
+
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum OutputKind {
     Stdout,
@@ -365,9 +368,15 @@ fn print_outcome(a: &DiffPatchesArgs, outcome: &session::Outcome) -> Result<()> 
         print!("{}", report::summary(report));
         println!("results: {}", out.display());
         if report.stats.partial {
+            // The first reasons: a pool of thousands has one per cluster,
+            // and the report has them all.
+            let reasons = &report.stats.partial_reasons;
+            let mut shown = reasons.iter().take(WARNED_REASONS).cloned().collect::<Vec<_>>().join("; ");
+            if reasons.len() > WARNED_REASONS {
+                shown += &format!("; and {} more", reasons.len() - WARNED_REASONS);
+            }
             eprintln!(
-                "psychic: warning: partial answer: {} (see coverage in {})",
-                report.stats.partial_reasons.join("; "),
+                "psychic: warning: partial answer: {shown} (see report.txt and coverage in {})",
                 out.join("report.json").display()
             );
         }

@@ -11,6 +11,7 @@
 //! Both searches are exact with pruning, under an effort budget; past the budget
 //! they return the best found so far and say it may not be optimal.
 
+pub mod names;
 mod partition;
 mod search;
 mod verdict;

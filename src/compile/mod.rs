@@ -263,14 +263,26 @@ impl Toolchain {
         for (i, src) in srcs.iter().enumerate() {
             by_dir.entry(src.parent()).or_default().push(i);
         }
-        let batches: Vec<&[usize]> = by_dir.values().flat_map(|ix| ix.chunks(SYNTAX_BATCH)).collect();
-        let checked = in_parallel(&batches, |batch| {
+        // The front end's command line is one for a directory: asked once.
+        let dirs: Vec<&Vec<usize>> = by_dir.values().collect();
+        let front_ends =
+            in_parallel(&dirs, |ix| (ix.len() > 1).then(|| self.front_end(&srcs[ix[0]])).flatten());
+        let batches: Vec<(&[usize], Option<&Vec<String>>)> = dirs
+            .iter()
+            .zip(&front_ends)
+            .flat_map(|(ix, cc1)| ix.chunks(SYNTAX_BATCH).map(move |b| (b, cc1.as_ref())))
+            .collect();
+        let checked = in_parallel(&batches, |&(batch, cc1)| {
             let files: Vec<&Path> = batch.iter().map(|&i| srcs[i].as_path()).collect();
             let all_pass = batch.len() > 1
                 && files.iter().all(|f| f.is_file())
-                && self
-                    .front_end(files[0])
-                    .is_some_and(|mut cc1| cc1.args(&files).output().is_ok_and(|o| o.status.success()));
+                && cc1.is_some_and(|job| {
+                    Command::new(&job[0])
+                        .args(&job[1..])
+                        .args(&files)
+                        .output()
+                        .is_ok_and(|o| o.status.success())
+                });
             let results: Vec<Result<(), CompileError>> = if all_pass {
                 files.iter().map(|_| Ok(())).collect()
             } else {
@@ -285,10 +297,10 @@ impl Toolchain {
         out.into_iter().map(|r| r.expect("every file is in one batch")).collect()
     }
 
-    /// The front end's command line that the driver runs to check `src`,
-    /// without the input; `None` where the driver plans anything else than
-    /// one front-end job.
-    fn front_end(&self, src: &Path) -> Option<Command> {
+    /// The front end's command line (its program first) that the driver
+    /// runs to check `src`, without the input; `None` where the driver plans
+    /// anything else than one front-end job.
+    fn front_end(&self, src: &Path) -> Option<Vec<String>> {
         let mut cmd = self.command(src);
         cmd.args(["-fsyntax-only", "-###"]).arg(src);
         let output = cmd.output().ok().filter(|o| o.status.success())?;
@@ -302,9 +314,7 @@ impl Toolchain {
         if let Some(i) = job.iter().position(|a| a == "-main-file-name") {
             job.drain(i..(i + 2).min(job.len()));
         }
-        let mut cc1 = Command::new(&job[0]);
-        cc1.args(&job[1..]);
-        Some(cc1)
+        Some(job)
     }
 
     /// The libc model (`runtime::LIBC_MODEL`) as bitcode files in `dir`, for

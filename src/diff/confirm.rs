@@ -345,10 +345,10 @@ pub fn replay_within(
                 s.spawn(|| -> std::io::Result<Vec<(usize, Observation)>> {
                     let mut done = Vec::new();
                     while let Some(&(t, revs)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let mut servers = Servers { builds, test: &tests[t], plain: None, perturbed: None };
+                        let mut servers = Servers::new(builds, &tests[t]);
                         for &r in revs {
                             let annotations = scratch.path().join(format!("{t}-{r}.annotations"));
-                            if let Some(obs) = observe(&mut servers, r, limits, &annotations)? {
+                            if let Some(obs) = observe(&mut servers, r, limits, &annotations, None)? {
                                 done.push((t * revisions + r, obs));
                             }
                         }
@@ -376,20 +376,28 @@ pub fn replay_within(
 const REVISIONS_PER_SERVER: usize = 64;
 
 /// The confirmation servers of one test, started at their first run.
-struct Servers<'a> {
+pub(super) struct Servers<'a> {
     builds: Builds<'a>,
     test: &'a TestInput,
     plain: Option<replay::Server>,
     perturbed: Option<replay::Server>,
 }
 
-impl Servers<'_> {
-    /// Revision `revision`'s run, plain or perturbed, within `timeout`.
+impl<'a> Servers<'a> {
+    /// The servers of `test`; a server reads the test's ktest file at each
+    /// run, not at its start.
+    pub(super) fn new(builds: Builds<'a>, test: &'a TestInput) -> Servers<'a> {
+        Servers { builds, test, plain: None, perturbed: None }
+    }
+
+    /// Revision `revision`'s run, plain or perturbed, within `timeout`; the
+    /// sites it reaches go to `sites`.
     fn run(
         &mut self,
         revision: usize,
         timeout: Duration,
         annotations: &Path,
+        sites: Option<&Path>,
         perturb: bool,
         limits: &ReplayLimits,
     ) -> std::io::Result<Observation> {
@@ -403,7 +411,7 @@ impl Servers<'_> {
                 slot.insert(replay::Server::spawn(binary, Some(&self.test.ktest), &self.test.env, perturb)?)
             }
         };
-        let (outcome, took) = server.run(revision, timeout, Some(annotations))?;
+        let (outcome, took) = server.run(revision, timeout, Some(annotations), sites)?;
         limits.spend(timeout, &outcome, took);
         let lines = match std::fs::read_to_string(annotations) {
             Ok(text) => text.lines().map(str::to_string).collect(),
@@ -417,29 +425,30 @@ impl Servers<'_> {
 }
 
 /// Revision `r` on one test: a plain run, then a perturbed one to see
-/// whether its outcome rests on memory garbage. `None`: the deadline came
-/// first.
-fn observe(
+/// whether its outcome rests on memory garbage; the plain run's sites go to
+/// `sites`. `None`: the deadline came first.
+pub(super) fn observe(
     servers: &mut Servers<'_>,
     revision: usize,
     limits: &ReplayLimits,
     annotations: &Path,
+    sites: Option<&Path>,
 ) -> std::io::Result<Option<Observation>> {
     let Some((limit, full)) = limits.next() else { return Ok(None) };
-    let mut first = servers.run(revision, limit, annotations, false, limits)?;
+    let mut first = servers.run(revision, limit, annotations, sites, false, limits)?;
     first.cut_short = !full;
     if first.outcome.timed_out {
         // A hanging run is not waited out twice: the perturbed run gets the
         // short limit, enough to see it exit where other garbage lets it.
         let short = limit.min(limits.short);
-        let second = servers.run(revision, short, annotations, true, limits)?;
+        let second = servers.run(revision, short, annotations, None, true, limits)?;
         if !second.outcome.timed_out {
             first.alternate = Some(Box::new(second));
         }
         return Ok(Some(first));
     }
     let Some((limit, full)) = limits.next() else { return Ok(None) };
-    let mut second = servers.run(revision, limit, annotations, true, limits)?;
+    let mut second = servers.run(revision, limit, annotations, None, true, limits)?;
     second.cut_short = !full;
     if !second.same_as(&first) {
         first.alternate = Some(Box::new(second));
@@ -450,8 +459,10 @@ fn observe(
 /// The outcome classes of one test. Revisions with equal whole views share
 /// a class. A revision whose view is partial joins the first class whose
 /// revisions one of its runs equals whole, else the first class it is alike
-/// to, else a class of its own; it is noted as alike to the other classes it
-/// is alike to, which the test then does not tell it apart from.
+/// to, else a class of its own; it is noted as alike to every other class it
+/// is alike to once all are known, which the test then does not tell it
+/// apart from. Runs cut short are placed last: their outcome is the least
+/// known, and a class that a later revision opens may be theirs.
 pub fn partition(row: &[Observation], sel: OutputSelection) -> Partition {
     let views: Vec<View> = row.iter().map(|o| o.view(sel)).collect();
     // Each class by its first revision.
@@ -467,9 +478,13 @@ pub fn partition(row: &[Observation], sel: OutputSelection) -> Partition {
         };
         class[r] = Some(c as u32);
     }
-    let mut loose = Vec::new();
-    for r in (0..row.len()).filter(|&r| !views[r].whole()) {
-        let alike: Vec<usize> = (0..firsts.len()).filter(|&c| views[firsts[c]].alike(&views[r])).collect();
+    let alike_to = |firsts: &[usize], r: usize| -> Vec<usize> {
+        (0..firsts.len()).filter(|&c| views[firsts[c]].alike(&views[r])).collect()
+    };
+    let mut loose: Vec<usize> = (0..row.len()).filter(|&r| !views[r].whole()).collect();
+    loose.sort_by_key(|&r| row[r].partial(sel) == Some(Partial::CutShort));
+    for &r in &loose {
+        let alike = alike_to(&firsts, r);
         let runs = [Some(&row[r]), row[r].alternate.as_deref()];
         let plainly = alike.iter().copied().find(|&c| {
             let f = firsts[c];
@@ -489,10 +504,17 @@ pub fn partition(row: &[Observation], sel: OutputSelection) -> Partition {
             }
         };
         class[r] = Some(c as u32);
-        let why = row[r].partial(sel).unwrap_or(Partial::Unstable);
-        let others = alike.into_iter().filter(|&o| o != c).map(|o| o as u32).collect();
-        loose.push(Loose { revision: r, why, alike: others });
     }
+    loose.sort_unstable();
+    let loose = loose
+        .into_iter()
+        .map(|r| {
+            let own = class[r].expect("placed above") as usize;
+            let why = row[r].partial(sel).unwrap_or(Partial::Unstable);
+            let alike = alike_to(&firsts, r).into_iter().filter(|&c| c != own).map(|c| c as u32).collect();
+            Loose { revision: r, why, alike }
+        })
+        .collect();
     let classes = class.into_iter().map(|c| c.expect("every revision is classed")).collect();
     let mut p = Partition { classes, loose };
     p.renumber();
@@ -502,4 +524,47 @@ pub fn partition(row: &[Observation], sel: OutputSelection) -> Partition {
 /// The outcome classes of one test ([`partition`]).
 pub fn classes(row: &[Observation], sel: OutputSelection) -> Vec<u32> {
     partition(row, sel).classes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(stdout: &str, exit: Option<i32>, timed_out: bool, cut_short: bool) -> Observation {
+        let outcome = Outcome {
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: Vec::new(),
+            exit_status: exit,
+            signal: None,
+            timed_out,
+            stdout_cut: false,
+            stderr_cut: false,
+        };
+        Observation { outcome, annotations: Vec::new(), alternate: None, cut_short }
+    }
+
+    /// The CI failure of hang-budget: revision 1 hangs, but the allowance was
+    /// spent when it ran, so it was cut short; revisions 3 and 4 hang in full
+    /// after it. It was placed with the first class it is alike to (0's),
+    /// before 3's class existed, so the test told it apart from 3.
+    #[test]
+    fn a_run_cut_short_joins_the_revisions_that_hung_in_full() {
+        let hang = || run("", None, true, false);
+        let row = [
+            run("bad\n", Some(1), false, false),
+            run("", None, true, true),
+            run("1\n", Some(0), false, false),
+            hang(),
+            hang(),
+        ];
+        let p = partition(&row, OutputSelection::default());
+        assert_eq!(p.classes, [0, 1, 2, 1, 1]);
+        assert!(!p.apart(1, 3), "a run cut short tells nothing apart");
+        assert!(!p.apart(1, 0) && !p.apart(1, 2), "its outcome is not known: it is alike to every class");
+        assert!(p.apart(0, 2) && p.apart(0, 3) && p.apart(2, 4));
+        assert_eq!(
+            p.loose.iter().map(|l| (l.revision, l.why)).collect::<Vec<_>>()[0],
+            (1, Partial::CutShort)
+        );
+    }
 }

@@ -57,23 +57,26 @@
 //! condition) is a seed for fuzzing, and every confirmed test's classes tell
 //! fuzzing which pairs need no more tests. Enumeration's witnesses are confirmed
 //! first (`FoundBy::Enumeration`), then its equal pairs become proofs
-//! (`Differentiator::proved`) if it is a proof at all and native replay agrees
-//! with it on every pair it compared (an unfinished one compares only the
-//! revisions that ran every input). `report.json`'s `stats.enumeration` is never
-//! absent where the program makes `klee_make_symbolic` inputs: what it ran, or
-//! why it did not run (`not_a_proof`: inputs of the symbolic environment, no
-//! fuzzing, the engine's reason for no box, stdin, inputs made after the first
-//! branch, too little budget left) or finish (`not_finished`). A proved pair
-//! counts as settled in `done()`, so the run stops once every pair is told apart
-//! or proved; a cluster whose pairs are all proved has no reasons against it. A
-//! confirmed test that later tells a proved pair apart voids every proof of that
-//! enumeration.
+//! (`Differentiator::proved`) if it is a proof at all, text by text: a text
+//! whose runs crashed or that native replay disagrees with proves nothing by
+//! them, and runs natively on every input instead (`recheck`); an unfinished
+//! enumeration compares only the revisions that ran every input.
+//! `report.json`'s `stats.enumeration` is never absent where the program makes
+//! `klee_make_symbolic` inputs: what it ran, or why it did not run
+//! (`not_a_proof`: inputs of the symbolic environment, no fuzzing, the
+//! engine's reason for no box, stdin, inputs made after the first branch, too
+//! little budget left) or finish (`not_finished`). A proved pair counts as
+//! settled in `done()`, so the run stops once every pair is told apart or
+//! proved; a cluster whose pairs are all proved has no reasons against it. A
+//! confirmed test that later tells a proved pair apart voids every proof of
+//! the pair's texts.
 
 pub mod confirm;
 mod floats;
 pub mod outputs;
 mod pairs;
 pub mod reach;
+mod recheck;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -381,49 +384,30 @@ impl<'a> Differentiator<'a> {
         let witnesses = enumerated.as_ref().map(|e| e.witnesses.clone()).unwrap_or_default();
         let tests = found.into_iter().map(|t| (t, FoundBy::Fuzzing));
         for (ktest, by) in witnesses.into_iter().map(|t| (t, FoundBy::Enumeration)).chain(tests) {
-            if self.done() {
-                break;
-            }
-            let Replayed::Ran(candidate, row) = self.replay(&ktest)? else { continue };
-            let p = confirm::partition(&row, self.cfg.outputs);
-            if self.splits_new(&p) {
-                self.keep(ktest, candidate, row, p, Vec::new(), by)?;
-            } else {
-                self.stats.fuzz_redundant += 1;
-                std::fs::remove_file(&candidate)?;
-            }
+            self.try_found(ktest, by)?;
         }
         if let Some(e) = enumerated {
-            self.take_proofs(e);
+            for ktest in self.take_proofs(e)? {
+                self.try_found(ktest, FoundBy::Enumeration)?;
+            }
         }
         Ok(())
     }
 
-    /// Enumeration's equal pairs become proofs, once its witnesses are
-    /// confirmed, if it is a proof at all and native replay agrees with it
-    /// on every pair: a pair it found apart that replay did not confirm, or
-    /// a pair it found equal that a test tells apart, means its runs were not
-    /// the program's, and it proves nothing.
-    fn take_proofs(&mut self, e: crate::fuzz::Enumeration) {
-        for (r, sites) in e.reached.iter().enumerate() {
-            self.reach.record_native(r, sites);
+    /// A test found outside exploration, kept if it tells apart a pair no
+    /// test has.
+    fn try_found(&mut self, ktest: KTest, by: FoundBy) -> std::io::Result<()> {
+        if self.done() {
+            return Ok(());
         }
-        let mut stats = e.stats;
-        let disagree =
-            self.pairs.text_pairs().find(|&(a, b)| e.equal.get(a, b) == Some(self.pairs.apart(a, b)));
-        if stats.not_a_proof.is_none()
-            && let Some((a, b)) = disagree
-        {
-            stats.not_a_proof = Some(format!("native replay disagrees with it on revisions {a} and {b}"));
+        let Replayed::Ran(candidate, row) = self.replay(&ktest)? else { return Ok(()) };
+        let p = confirm::partition(&row, self.cfg.outputs);
+        if self.splits_new(&p) {
+            self.keep(ktest, candidate, row, p, Vec::new(), by)
+        } else {
+            self.stats.fuzz_redundant += 1;
+            std::fs::remove_file(&candidate)
         }
-        if stats.not_a_proof.is_none() {
-            let equal: Vec<(usize, usize)> =
-                self.pairs.text_pairs().filter(|&(a, b)| e.equal.get(a, b) == Some(true)).collect();
-            for (a, b) in equal {
-                self.pairs.prove(a, b);
-            }
-        }
-        self.enumeration = Some(stats);
     }
 
     /// The clusters of the confirmed tests, where every split rests on what
@@ -495,19 +479,27 @@ impl<'a> Differentiator<'a> {
         self.pairs.settled(revs)
     }
 
+    /// A confirmed test that tells apart pairs proved equivalent shows that
+    /// the runs behind those proofs were not the program's, as a
+    /// disagreement found when enumeration's proofs were taken does
+    /// (`recheck`): no proof of their texts stands, and the others do.
     fn record(&mut self, p: &Partition) {
-        if let Some((a, b)) = self.pairs.record(p) {
-            self.void_proofs(a, b);
-        }
-    }
-
-    /// A confirmed test told apart `a` and `b`, which enumeration proved
-    /// equivalent: none of its proofs stands.
-    fn void_proofs(&mut self, a: usize, b: usize) {
-        self.pairs.void_proofs();
+        let voided = self.pairs.record(p);
+        let Some(&(a, b)) = voided.first() else { return };
+        let revs: Vec<usize> = voided.iter().flat_map(|&(a, b)| [a, b]).collect();
+        self.pairs.void_proofs_of(&revs);
         if let Some(st) = &mut self.enumeration {
-            st.not_a_proof =
-                Some(format!("a confirmed test tells apart revisions {a} and {b}, which it found equal"));
+            let more = match voided.len() {
+                1 => String::new(),
+                n => format!(" (and {} more pairs)", n - 1),
+            };
+            let why = format!(
+                "a confirmed test tells apart revisions {a} and {b}{more}, which were proved equal: no proof of theirs stands"
+            );
+            st.doubtful = Some(match st.doubtful.take() {
+                Some(d) => format!("{d}; {why}"),
+                None => why,
+            });
         }
     }
 
@@ -520,10 +512,11 @@ impl<'a> Differentiator<'a> {
             (&h.termination, &g.termination),
             (Termination::Error { .. }, Termination::Error { .. })
         );
+        let lost_stdout = both_crash && self.cfg.outputs.stdout;
         let outputs = OutputSelection { stdout: self.cfg.outputs.stdout && !both_crash, ..self.cfg.outputs };
         let diff = outputs::difference(cx.pool, h, g, outputs)?;
         if cx.pool.as_const(diff) == Some(0) {
-            if outputs.stdout != self.cfg.outputs.stdout {
+            if lost_stdout {
                 return self.lost_text(h, g, cx);
             }
             self.stats.pairs_identical += 1;
@@ -556,7 +549,7 @@ impl<'a> Differentiator<'a> {
                     Ok(Some(model)) => model,
                     Ok(None) => {
                         self.stats.queries_unsat += 1;
-                        if outputs.stdout != self.cfg.outputs.stdout {
+                        if lost_stdout {
                             return self.lost_text(h, g, cx);
                         }
                         return None;

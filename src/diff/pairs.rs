@@ -71,6 +71,16 @@ impl Pairs {
         (0..f.len()).flat_map(move |x| (x + 1..f.len()).map(move |y| (f[x], f[y])))
     }
 
+    /// The first revision of each text.
+    pub(super) fn firsts(&self) -> impl Iterator<Item = usize> + '_ {
+        self.firsts.iter().copied()
+    }
+
+    /// The first revision of `r`'s text.
+    pub(super) fn first(&self, r: usize) -> usize {
+        self.firsts[self.text[r] as usize]
+    }
+
     /// A confirmed test separates `a` and `b`.
     pub(super) fn apart(&self, a: usize, b: usize) -> bool {
         self.told_apart[self.at(a, b)]
@@ -118,10 +128,10 @@ impl Pairs {
         inside.iter().all(|&a| outside.iter().all(|&b| self.told_apart[a * k + b]))
     }
 
-    /// The pairs `p` tells apart become told apart. Whether one of them was
-    /// proved equivalent: the caller voids the proofs.
-    pub(super) fn record(&mut self, p: &Partition) -> Option<(usize, usize)> {
-        let mut voided = None;
+    /// The pairs `p` tells apart become told apart. Those of them that were
+    /// proved equivalent, by first revisions: the caller voids their proofs.
+    pub(super) fn record(&mut self, p: &Partition) -> Vec<(usize, usize)> {
+        let mut voided = Vec::new();
         let k = self.k();
         for x in 0..k {
             for y in x + 1..k {
@@ -130,7 +140,7 @@ impl Pairs {
                     self.told_apart[x * k + y] = true;
                     self.told_apart[y * k + x] = true;
                     if self.proved[x * k + y] {
-                        voided.get_or_insert((a, b));
+                        voided.push((a, b));
                     } else {
                         self.left -= 1;
                     }
@@ -145,10 +155,19 @@ impl Pairs {
         self.text_pairs().any(|(a, b)| p.apart(a, b) && !self.apart(a, b))
     }
 
-    /// No proof stands: every pair not told apart is open again.
-    pub(super) fn void_proofs(&mut self) {
-        self.proved.iter_mut().for_each(|p| *p = false);
-        self.left = self.text_pairs().filter(|&(a, b)| !self.apart(a, b)).count();
+    /// No proof of a pair with the text of a revision of `revs` stands:
+    /// such pairs not told apart are open again.
+    pub(super) fn void_proofs_of(&mut self, revs: &[usize]) {
+        let k = self.k();
+        for x in revs.iter().map(|&r| self.text[r] as usize) {
+            for y in 0..k {
+                if self.proved[x * k + y] {
+                    self.proved[x * k + y] = false;
+                    self.proved[y * k + x] = false;
+                    self.left += usize::from(!self.told_apart[x * k + y]);
+                }
+            }
+        }
     }
 
     /// `a` and `b` are proved equivalent.
@@ -203,7 +222,7 @@ mod tests {
         assert_eq!((p.k(), p.left), (3, 3));
         assert!(p.proved(0, 2) && !p.apart(0, 2));
         let part = Partition { classes: vec![0, 1, 0, 1, 1], loose: Vec::new() };
-        assert_eq!(p.record(&part), None);
+        assert!(p.record(&part).is_empty());
         assert!(p.apart(2, 3) && p.apart(3, 0) && p.apart(4, 2) && !p.apart(1, 4));
         assert_eq!(p.open(), [(1, 4)]);
         assert!(p.prove(3, 4) && !p.prove(1, 4));
@@ -213,5 +232,19 @@ mod tests {
         assert!(p.settled(&evens) && !p.settled(&[0].into_iter().collect()) && p.settled(&all));
         assert_eq!(p.between(&evens, &[3, 4].into_iter().collect()), [(0, 1), (0, 4)]);
         assert_eq!(p.key(3, 2), (0, 1));
+    }
+
+    /// A test that tells apart a proved pair voids the proofs of its two
+    /// texts, and no other.
+    #[test]
+    fn a_split_proved_pair_voids_the_proofs_of_its_texts() {
+        let mut p = Pairs::new(4, &[]);
+        assert!(p.prove(0, 1) && p.prove(2, 3) && p.prove(0, 2));
+        let part = Partition { classes: vec![0, 1, 0, 0], loose: Vec::new() };
+        let voided = p.record(&part);
+        assert_eq!(voided, [(0, 1)]);
+        p.void_proofs_of(&[0, 1]);
+        assert_eq!(p.open(), [(0, 2), (0, 3)]);
+        assert!(p.proved(2, 3) && !p.proved(0, 2) && p.apart(0, 1));
     }
 }

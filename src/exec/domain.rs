@@ -17,8 +17,9 @@
 //! inputs and constraints at every `klee_make_symbolic`, `klee_assume` and
 //! `klee_range` in that stretch, and `step_domain` counts the stretches still
 //! open (a split on the revision opens two) and, when none is, makes the hull of
-//! every revision's box. Each bound is a binary search of queries (signed or
-//! unsigned, whichever is narrower) that share 1 s a revision, any one taking
+//! every revision's box. Each bound is a gallop from a solution's value, then
+//! a binary search, of queries (signed or unsigned, whichever is narrower)
+//! that share 1 s a revision, any one taking
 //! what is left of it, since on a busy machine a 10 ms query takes 100; it is
 //! given up past `MAX_INPUTS` inputs (float inputs make slow queries and boxes
 //! too large to enumerate). The observer hears once (`HaltObserver::on_domain`):
@@ -117,6 +118,14 @@ impl InputDomain {
     }
 }
 
+/// Why a box could not be made, and whether to try no narrower elements of
+/// the object: one element's range took every value of its width, more than
+/// a box may hold.
+struct Why {
+    message: String,
+    free: bool,
+}
+
 /// The stretch of the run in which a path stands for every input of its
 /// revisions: from the start until it forks on an input, approximates or
 /// halts. A split on the revision does not end it: each side stands for
@@ -147,7 +156,7 @@ impl DomainWindow {
 
 impl ExecutionState {
     /// This path still stands for every input of its revisions.
-    pub(super) fn domain_open(&self) -> bool {
+    pub(crate) fn domain_open(&self) -> bool {
         self.domain_constraints == self.constraints.len() && self.approximations.is_empty()
     }
 }
@@ -281,20 +290,16 @@ impl Executor<'_> {
             let before = bounded.objects.len();
             for w in widths(o.size as u32) {
                 bounded.objects.truncate(before);
-                let whole = w == o.size as u32;
-                result = (0..o.size as u32 / w).try_for_each(|i| {
-                    let element = (!whole).then_some(i);
-                    bounded.objects.push(self.object_range(o, element, w, constraints, started, timeout)?);
-                    if bounded.inputs() > MAX_INPUTS {
-                        return Err(format!(
-                            "the box has more than {MAX_INPUTS} inputs ({} alone)",
-                            bounded.describe()
-                        ));
-                    }
-                    Ok(())
-                });
-                if result.is_ok() {
-                    break;
+                result = self.elements_range(o, w, constraints, started, timeout, &mut bounded);
+                match &result {
+                    Ok(()) => break,
+                    // An element whose range is its width's every value,
+                    // more than a box holds: narrower elements of it would
+                    // make a box as large unless its values are sparse at
+                    // both ends, and the queries to find out cost what an
+                    // input the program leaves free is not worth.
+                    Err(Why { free: true, .. }) => break,
+                    Err(_) => {}
                 }
             }
             if result.is_err() {
@@ -302,15 +307,46 @@ impl Executor<'_> {
             }
         }
         self.solver.set_timeout(timeout);
-        if bounded.objects.len() > MAX_INTEGERS as usize {
-            return Err(format!("the box has more than {MAX_INTEGERS} integers"));
-        }
-        result.map(|()| bounded)
+        result.map(|()| bounded).map_err(|why| why.message)
     }
 
-    /// The narrower of the unsigned and the signed range of `o` under
-    /// `constraints`: binary searches of the solver's `may_be_true`.
-    /// Of `o` itself, or of its element `element` of `size` bytes.
+    /// Adds the ranges of `o` read as integers of `w` bytes to `bounded`,
+    /// unless the box grows past `MAX_INPUTS` or `MAX_INTEGERS`.
+    fn elements_range(
+        &mut self,
+        o: &SymbolicObject,
+        w: u32,
+        constraints: &[ExprId],
+        started: std::time::Instant,
+        timeout: std::time::Duration,
+        bounded: &mut InputDomain,
+    ) -> Result<(), Why> {
+        let whole = w == o.size as u32;
+        for i in 0..o.size as u32 / w {
+            let element = (!whole).then_some(i);
+            let range = self
+                .object_range(o, element, w, constraints, started, timeout)
+                .map_err(|message| Why { message, free: false })?;
+            let free = u128::from(range.count) >= (1u128 << (8 * w)).min(u128::from(u64::MAX));
+            bounded.objects.push(range);
+            if bounded.objects.len() > MAX_INTEGERS as usize {
+                return Err(Why {
+                    message: format!("the box has more than {MAX_INTEGERS} integers"),
+                    free: false,
+                });
+            }
+            if bounded.inputs() > MAX_INPUTS {
+                let message =
+                    format!("the box has more than {MAX_INPUTS} inputs ({} alone)", bounded.describe());
+                return Err(Why { message, free: free && u128::from(MAX_INPUTS) < 1u128 << (8 * w) });
+            }
+        }
+        Ok(())
+    }
+
+    /// The narrower of the unsigned and the signed range of `o` (or of its
+    /// element `element` of `size` bytes) under `constraints`: searches of
+    /// the solver's `may_be_true`.
     fn object_range(
         &mut self,
         o: &SymbolicObject,
@@ -328,27 +364,57 @@ impl Executor<'_> {
         let x = self.expr(&v, w);
         let mask = (1u128 << w) - 1;
         let sign = 1u128 << (w - 1);
+        let left = |started: std::time::Instant| {
+            BOX_TIME
+                .checked_sub(started.elapsed())
+                .ok_or_else(|| format!("bounding input `{}` took over {BOX_TIME:?} of queries", o.name))
+        };
+        // What is left of the box's time, never more than a query's own.
+        self.solver.set_timeout(left(started)?.min(timeout));
+        let seed = (self.solver.get_value(&self.pool, constraints, x))
+            .map_err(|e| format!("a query bounding input `{}` failed: {e}", o.name))?
+            & mask;
         // The least (or greatest) value `x` may take, as an offset in the
-        // order searched: signed values are offset ^ sign.
+        // order searched (signed values are offset ^ sign): a gallop out
+        // from the value of a solution, then a binary search, so that the
+        // queries grow with the log of the distance from that value to the
+        // bound, not with the width; the range the order wraps (unsigned
+        // of a signed -5..=5) still takes about the width's.
         let mut bound = |signed: bool, upper: bool| -> Result<u128, String> {
-            let (mut lo, mut hi) = (0u128, mask);
-            while lo < hi {
-                let Some(left) = BOX_TIME.checked_sub(started.elapsed()) else {
-                    return Err(format!("bounding input `{}` took over {BOX_TIME:?} of queries", o.name));
-                };
-                // What is left of the box's time, never more than a query's own.
-                self.solver.set_timeout(left.min(timeout));
-                let mid = if upper { lo + (hi - lo).div_ceil(2) } else { lo + (hi - lo) / 2 };
-                let m = self.pool.constant(w, if signed { mid ^ sign } else { mid });
+            let s = if signed { seed ^ sign } else { seed };
+            let mut beyond = |m: u128| -> Result<bool, String> {
+                self.solver.set_timeout(left(started)?.min(timeout));
+                let c = self.pool.constant(w, if signed { m ^ sign } else { m });
                 let cond = match (signed, upper) {
-                    (false, true) => self.pool.uge(x, m),
-                    (false, false) => self.pool.ule(x, m),
-                    (true, true) => self.pool.sge(x, m),
-                    (true, false) => self.pool.sle(x, m),
+                    (false, true) => self.pool.uge(x, c),
+                    (false, false) => self.pool.ule(x, c),
+                    (true, true) => self.pool.sge(x, c),
+                    (true, false) => self.pool.sle(x, c),
                 };
-                let may = (self.solver.may_be_true(&self.pool, constraints, cond))
-                    .map_err(|e| format!("a query bounding input `{}` failed: {e}", o.name))?;
-                match (upper, may) {
+                (self.solver.may_be_true(&self.pool, constraints, cond))
+                    .map_err(|e| format!("a query bounding input `{}` failed: {e}", o.name))
+            };
+            // `x` may reach `near`; `far` is past the bound, or the end.
+            let (mut near, mut far) = (s, if upper { mask } else { 0 });
+            let mut step = 1u128;
+            while near != far {
+                let m = if upper {
+                    near.saturating_add(step).min(far)
+                } else {
+                    near.saturating_sub(step).max(far)
+                };
+                if beyond(m)? {
+                    near = m;
+                    step = step.saturating_mul(2);
+                } else {
+                    far = if upper { m - 1 } else { m + 1 };
+                    break;
+                }
+            }
+            let (mut lo, mut hi) = if upper { (near, far) } else { (far, near) };
+            while lo < hi {
+                let mid = if upper { lo + (hi - lo).div_ceil(2) } else { lo + (hi - lo) / 2 };
+                match (upper, beyond(mid)?) {
                     (true, true) => lo = mid,
                     (true, false) => hi = mid - 1,
                     (false, true) => hi = mid,

@@ -38,7 +38,7 @@ use super::memory::{AddressSpace, ObjId, ObjKind};
 use super::merge::Merging;
 use super::meta::split_path_by_revision;
 use super::revset::RevSet;
-use super::searcher::{ProcessTree, SearchView, Searcher, SeedsFirst, StateId};
+use super::searcher::{First, ProcessTree, SearchView, Searcher, StateId};
 use super::slab::Slab;
 use super::special::Handler;
 use super::state::{ExecutionState, Frame};
@@ -146,6 +146,9 @@ pub struct Executor<'m> {
     /// and then ends the run, and the declaration of `exit` it stands for:
     /// a call of `exit` and a return from the entry function go there.
     pub(super) atexit: Option<(FuncId, Option<FuncId>)>,
+    /// `__klee_meta_in` sets in read-only objects, by address, parsed
+    /// (`meta.rs`).
+    pub(super) meta_sets: HashMap<u64, std::rc::Rc<[u8]>>,
 }
 
 impl<'m> Executor<'m> {
@@ -167,7 +170,11 @@ impl<'m> Executor<'m> {
         };
         let mut searcher = cfg.search.build(cfg.seed);
         if !cfg.seeds.is_empty() || cfg.cross_seed || cfg.seed_inbox.is_some() {
-            searcher = Box::new(SeedsFirst::new(searcher));
+            searcher = Box::new(First::seeds(searcher));
+        }
+        // The box serves only to tell revisions apart.
+        if num_revisions > 1 {
+            searcher = Box::new(First::stretches(searcher));
         }
         let seeds = cfg.seeds.clone();
         let atexit = m
@@ -208,6 +215,7 @@ impl<'m> Executor<'m> {
             analyses: HashMap::new(),
             split_at: None,
             atexit,
+            meta_sets: HashMap::new(),
             inbox_seeds: HashSet::new(),
         })
     }

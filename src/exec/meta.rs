@@ -2,7 +2,8 @@
 //! state splits by what each revision makes of it (`split_revisions`), a
 //! branch decided by the revision alone follows each revision through the
 //! `__klee_meta(S) == r` chains `unify` writes to where they land, switches
-//! split by target, and a halted path's outputs split per revision group.
+//! split by target, `__klee_meta_in` splits by set membership (`meta_in`),
+//! and a halted path's outputs split per revision group.
 //! This is psychic's own concern (KLEE has none), so it lives apart from
 //! the instruction semantics it hooks into.
 //!
@@ -15,13 +16,15 @@ use crate::expr::{ExprId, ExprPool};
 use crate::ir::cfg::block_insts;
 use crate::ir::{BinOp, Callee, CastOp, Edge, Module, NO_REG, Op, Reg};
 
-use super::halt::{HaltedPath, Termination};
+use std::rc::Rc;
+
+use super::halt::{ErrorKind, HaltedPath, Termination};
 use super::revset::RevSet;
 use super::special::Handler;
 use super::state::ExecutionState;
 use super::value::Value;
 
-use super::executor::{Executor, Res, Stop};
+use super::executor::{Executor, Place, Res, Stop};
 
 impl<'m> Executor<'m> {
     /// `e` with the revision substituted, if every revision of the state
@@ -127,7 +130,7 @@ impl<'m> Executor<'m> {
 
     /// A split of `st`'s revisions at its current instruction: the
     /// resulting states may meet again where the variants join (`merge`).
-    fn note_split(&mut self, st: &ExecutionState) {
+    pub(super) fn note_split(&mut self, st: &ExecutionState) {
         self.stats.revision_splits += 1;
         let f = st.frame();
         self.split_at = Some((f.func, f.pc));
@@ -279,6 +282,56 @@ impl<'m> Executor<'m> {
         st.revisions = groups[0].2.clone();
         Err(Stop::Restart)
     }
+}
+
+impl Executor<'_> {
+    /// `__klee_meta_in`'s set at `p`, a nibble per hex digit. A set in a
+    /// read-only object (unify's string literals) is parsed once: every
+    /// state calls the same few at every site, and each split re-runs the
+    /// call.
+    pub(super) fn meta_set(&mut self, st: &mut ExecutionState, p: &Value) -> Res<Rc<[u8]>> {
+        let key = match (p.as_int(), self.resolve(st, p, 1, false)?) {
+            (Some(addr), Place::C { obj, .. }) if st.memory.object(obj).readonly => Some(addr as u64),
+            _ => None,
+        };
+        if let Some(set) = key.and_then(|k| self.meta_sets.get(&k)) {
+            return Ok(Rc::clone(set));
+        }
+        let digits = self.concrete_string(st, p, "meta-branch revision set")?;
+        let set: Rc<[u8]> =
+            nibbles(&digits).map_err(|why| self.error(st, ErrorKind::User("user".into()), why))?.into();
+        if let Some(k) = key {
+            self.meta_sets.insert(k, Rc::clone(&set));
+        }
+        Ok(set)
+    }
+}
+
+/// The hex digits of a `__klee_meta_in` set, as numbers.
+fn nibbles(digits: &[u8]) -> Result<Vec<u8>, String> {
+    digits
+        .iter()
+        .map(|&d| match (d as char).to_digit(16) {
+            Some(n) => Ok(n as u8),
+            None => Err(format!(
+                "__klee_meta_in: the revision set \"{}\" has `{}`, which is not a hex digit",
+                String::from_utf8_lossy(digits),
+                d.escape_ascii()
+            )),
+        })
+        .collect()
+}
+
+/// The revisions of `revs` in a `__klee_meta_in` set (`nibbles`), and
+/// those not: bit `r % 4` of digit `r / 4` is revision `r`; revisions past
+/// the last digit are not in the set.
+pub(super) fn meta_in(set: &[u8], revs: &RevSet) -> (RevSet, RevSet) {
+    let (mut inside, mut outside) = (RevSet::empty(), RevSet::empty());
+    for r in revs.iter() {
+        let held = set.get(r as usize / 4).is_some_and(|n| n >> (r % 4) & 1 != 0);
+        if held { inside.insert(r) } else { outside.insert(r) }
+    }
+    (inside, outside)
 }
 
 /// Blocks a revision-decided branch looks through.

@@ -27,8 +27,10 @@
 //! follows its edge on through blocks that only compute on the revision (the
 //! `||`/`&&` chains of `__klee_meta(S) == r` tests that `unify` writes), and the
 //! state splits by the block where the chains land, so revisions that select the
-//! same variant stay one state. At a halt, outputs that mention the revision
-//! split the `HaltedPath` per group of revisions.
+//! same variant stay one state. A `__klee_meta_in(S, set)` call (a long
+//! chain's one test) splits the state into the revisions in the set and the
+//! rest. At a halt, outputs that mention the revision split the `HaltedPath`
+//! per group of revisions.
 
 mod access;
 mod alloc;

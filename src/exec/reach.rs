@@ -68,17 +68,22 @@ fn calls(
     for i in insts {
         let Op::Call { callee, args, .. } = &body.insts[i].op else { continue };
         match callee {
-            Callee::Direct(g) if handlers[g.index()] == Some(Handler::Meta) => match args.first() {
-                Some(Operand::Const(c)) => match &m.consts[c.index()] {
-                    Const::Int(s) => {
-                        if let Some(set) = sites.as_mut() {
-                            set.insert(*s as u32);
-                        }
+            Callee::Direct(g) if matches!(handlers[g.index()], Some(Handler::Meta | Handler::MetaIn)) => {
+                let site = match args.first() {
+                    Some(Operand::Const(c)) => match &m.consts[c.index()] {
+                        Const::Int(s) => Some(*s as u32),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match (site, sites.as_mut()) {
+                    (Some(s), Some(set)) => {
+                        set.insert(s);
                     }
-                    _ => sites = None,
-                },
-                _ => sites = None,
-            },
+                    (Some(_), None) => {}
+                    (None, _) => sites = None,
+                }
+            }
             Callee::Direct(g) => {
                 if m.func(*g).body.is_some() {
                     callees.push(*g)

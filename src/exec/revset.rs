@@ -96,8 +96,8 @@ impl RevSet {
 
 /// "revision 3", "revisions 3, 7": for messages.
 pub(super) fn revisions_named(revisions: impl IntoIterator<Item = u32>) -> String {
-    let list: Vec<String> = revisions.into_iter().map(|r| r.to_string()).collect();
-    format!("revision{} {}", if list.len() == 1 { "" } else { "s" }, list.join(", "))
+    let list: Vec<usize> = revisions.into_iter().map(|r| r as usize).collect();
+    crate::cluster::names::named(&list)
 }
 
 impl FromIterator<u32> for RevSet {

@@ -16,7 +16,7 @@
 //! ends takes an input (the seed it followed, or a model of its path
 //! condition), and every live state of disjoint revisions whose constraints
 //! that input satisfies, and whose inputs so far are a prefix of the path's,
-//! gets it as a new seed (`SeedsFirst` runs it next). So the paths of the other
+//! gets it as a new seed (`First::seeds` runs it next). So the paths of the other
 //! revisions over the same input halt soon after, and the differentiator
 //! compares paths that share inputs instead of waiting for each revision's
 //! depth-first order to get there (IntroClass digits: the one input, INT_MIN,
@@ -65,7 +65,7 @@ pub struct SeedInbox(Arc<Mutex<VecDeque<KTest>>>);
 const INBOX_CAPACITY: usize = 64;
 
 /// Inputs the engine takes as seeds per progress interval at most: seeded
-/// states run before all others (`SeedsFirst`), and the engine's own search
+/// states run before all others (`First::seeds`), and the engine's own search
 /// must keep its share.
 const TAKEN_PER_INTERVAL: usize = 4;
 

@@ -58,6 +58,10 @@ pub(super) enum Handler {
     Warning,
     WarningOnce,
     Meta,
+    /// `__klee_meta_in(site, set)`: the state splits by whether each of its
+    /// revisions is in the set, once, where a chain of `__klee_meta(site)
+    /// == r` tests costs a comparison per revision.
+    MetaIn,
     AssertFail,
     Abort,
     Exit,
@@ -192,6 +196,7 @@ impl Handler {
             "klee_warning" => Warning,
             "klee_warning_once" => WarningOnce,
             "__klee_meta" => Meta,
+            "__klee_meta_in" => MetaIn,
             "__assert_fail" | "__assert_rtn" => AssertFail,
             "abort" => Abort,
             "exit" | "_exit" | "_Exit" => Exit,
@@ -269,7 +274,7 @@ impl Executor<'_> {
     ) -> Res<Option<Value>> {
         let arg = |i: usize| a.get(i).cloned().unwrap_or(Value::Int(0));
         let int = |v: u128| Some(Value::Int(v));
-        if matches!(h, Handler::Meta) {
+        if matches!(h, Handler::Meta | Handler::MetaIn) {
             let site = self.concretize(st, &arg(0), 32, "meta-branch site")? as u32;
             if !st.sites.contains(&site) {
                 st.sites.push(site);
@@ -408,7 +413,7 @@ impl Executor<'_> {
                 self.warn(format!("klee_warning: {msg}"));
                 None
             }
-            Handler::Meta if self.cfg.per_revision_states && st.revisions.len() > 1 => {
+            Handler::Meta | Handler::MetaIn if self.cfg.per_revision_states && st.revisions.len() > 1 => {
                 // The paper's ApplyMetaBranch: from here on, one state per revision.
                 let mut revs = st.revisions.iter();
                 let first = revs.next().expect("more than one revision");
@@ -425,6 +430,22 @@ impl Executor<'_> {
                 Some(r) => int(u128::from(r)),
                 None => Some(Value::Sym(self.pool.revision())),
             },
+            Handler::MetaIn => {
+                let set = self.meta_set(st, &arg(1))?;
+                let (inside, outside) = super::meta::meta_in(&set, &st.revisions);
+                match (inside.is_empty(), outside.is_empty()) {
+                    (false, true) => int(1),
+                    (true, _) => int(0),
+                    (false, false) => {
+                        self.note_split(st);
+                        let mut child = st.clone();
+                        child.revisions = outside;
+                        self.forked.push(child);
+                        st.revisions = inside;
+                        return Err(Stop::Restart);
+                    }
+                }
+            }
             Handler::Exit => {
                 let e = self.expr(&arg(0), 32);
                 let w = self.pool.width(e);

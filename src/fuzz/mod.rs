@@ -98,7 +98,7 @@ use libafl_bolts::tuples::tuple_list;
 pub use constants::Constants;
 use mutate::Layout;
 use server::{CoverageMap, Run, Server};
-pub use sweep::{Enumeration, EnumerationStats};
+pub use sweep::{BoxInputs, Doubt, Enumeration, EnumerationStats, Equality};
 
 use crate::exec::{InputDomain, SeedInbox};
 use crate::ktest::{KTest, Object};

@@ -227,6 +227,10 @@ pub struct Enumerated {
 /// The outcome of every run outside the `klee_assume`d domain.
 pub const OUT_OF_DOMAIN: u64 = 0x5053_5943_4849_4e00;
 
+/// The outcome of a run a signal ended, with the wait status's low byte
+/// (the signal, and 0x80 where it dumped core).
+pub const CRASHED: u64 = 0x5053_5943_4849_4e10;
+
 impl Server {
     /// Runs every revision on every input of `ranges` (the first object's
     /// values varying slowest); `flags` say which outputs count (1: exit

@@ -27,17 +27,24 @@
 //! (`Fuzzer::wait_for_proof`) and its runs take every core at psychic's own
 //! priority, not fuzzing's. One witness per new split of the revisions is a
 //! candidate test. It is a proof (`EnumerationStats::not_a_proof` is none) only
-//! if every run ended normally, no run asked for symbolic bytes beyond the box,
-//! stderr is not compared, and the program calls no library function outside
+//! if stderr is not compared and the program calls no library function outside
 //! `RESETTABLE` (the meta program's declarations, read from `meta.bc`): rand,
-//! time, files and the like keep state the copy does not reset.
+//! time, files and the like keep state the copy does not reset. Even then a
+//! revision text proves nothing by itself whose runs crashed or ran out of
+//! time, or asked for symbolic bytes beyond the box (`Equality::doubt`): each
+//! text runs in processes of its own, so what went wrong in its runs is its
+//! own (`diff::recheck` takes it from there). A text whose only abnormal
+//! runs divided by zero (SIGFPE: no memory error, so its other runs are the
+//! program's) waits only for those runs' native outcomes
+//! (`Enumeration::crashes`, `Enumeration::settle_crashes`): a crash's hash
+//! lacks what the run flushed before it.
 //! (`benches/README.md` has what a run costs.)
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::mutate::Layout;
-use super::server::{OUT_OF_DOMAIN, Range, Server};
+use super::server::{CRASHED, OUT_OF_DOMAIN, Range, Server};
 use super::{FuzzConfig, Shared, ktest};
 use crate::exec::InputDomain;
 use crate::ktest::KTest;
@@ -64,6 +71,14 @@ pub struct EnumerationStats {
     /// only the pairs of those that did are compared.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub not_finished: Option<String>,
+    /// Revision texts whose runs prove nothing by themselves
+    /// (`Equality::doubt`), and what became of their pairs.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub doubtful: Option<String>,
+    /// What became of the runs that divided by zero, natively
+    /// (`Enumeration::crashes`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub crashes: Option<String>,
 }
 
 impl EnumerationStats {
@@ -79,12 +94,15 @@ impl EnumerationStats {
 
     /// Why it proves less than a finished enumeration would, if it does.
     pub fn shortfall(&self) -> Option<&str> {
-        self.not_a_proof.as_deref().or(self.not_finished.as_deref())
+        self.not_a_proof.as_deref().or(self.not_finished.as_deref()).or(self.doubtful.as_deref())
     }
 }
 
 pub struct Enumeration {
     pub stats: EnumerationStats,
+    crashes: Option<Crashes>,
+    /// The box's inputs, to run natively where its runs are in doubt.
+    pub inputs: Option<BoxInputs>,
     /// One input per way the box splits the revisions that no earlier input
     /// split: candidate tests.
     pub witnesses: Vec<KTest>,
@@ -98,9 +116,66 @@ pub struct Enumeration {
 
 impl Enumeration {
     pub(super) fn nothing(stats: EnumerationStats, revisions: usize) -> Enumeration {
-        let equal = Equality { text: Vec::new(), texts: None };
-        Enumeration { stats, witnesses: Vec::new(), equal, reached: vec![Vec::new(); revisions] }
+        let equal = Equality { text: Vec::new(), texts: None, doubt: Vec::new() };
+        Enumeration {
+            stats,
+            crashes: None,
+            inputs: None,
+            witnesses: Vec::new(),
+            equal,
+            reached: vec![Vec::new(); revisions],
+        }
     }
+
+    /// The runs that divided by zero, where they are all that puts a text
+    /// in doubt: per such text, its first revision and those inputs.
+    pub fn crashes(&self) -> Vec<(usize, &[u64])> {
+        let Some(c) = &self.crashes else { return Vec::new() };
+        (0..c.firsts.len())
+            .filter(|&t| !c.inputs[t].is_empty())
+            .map(|t| (c.firsts[t], &c.inputs[t][..]))
+            .collect()
+    }
+
+    /// Takes the native outcomes of runs that divided by zero (`crashes`):
+    /// `settled[(first revision, input)]`, a hash of the run's native view
+    /// as enumeration's outcomes are hashes of theirs. A text whose every such
+    /// run is settled is no longer in doubt, and the texts compare again.
+    /// Returns the witnesses of the splits the box now makes.
+    pub fn settle_crashes(&mut self, settled: &std::collections::HashMap<(usize, u64), u64>) -> Vec<KTest> {
+        let (Some(mut c), Some(boxed)) = (self.crashes.take(), &self.inputs) else { return Vec::new() };
+        for t in 0..c.firsts.len() {
+            let all = c.inputs[t].iter().all(|&i| settled.contains_key(&(c.firsts[t], i)));
+            for &i in &c.inputs[t] {
+                if let Some(&v) = settled.get(&(c.firsts[t], i)) {
+                    c.outcomes[t][i as usize] = v;
+                }
+            }
+            if all && !c.inputs[t].is_empty() {
+                self.equal.doubt[t] = None;
+            }
+        }
+        let outcomes: Vec<&[u64]> = c.outcomes.iter().map(Vec::as_slice).collect();
+        let cmp = Comparison::of(&outcomes, boxed.count());
+        let witnesses = cmp.cover(&outcomes).iter().map(|&i| boxed.ktest(i)).collect();
+        self.equal.texts = Some(cmp);
+        witnesses
+    }
+}
+
+/// Why a revision text's enumeration runs may not be what the program
+/// does: its pairs are no proof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doubt {
+    /// Some run crashed or ran out of time: the fuzz build has no
+    /// AddressSanitizer, and a crash's hash is not a native outcome.
+    Abnormal,
+    /// Some run asked for symbolic bytes beyond the box: it ran on zeros
+    /// there, not on every input.
+    BeyondTheBox,
+    /// Native replay disagrees with it (`diff::recheck`): on a test, or
+    /// running its witnesses.
+    Disagrees,
 }
 
 /// What an enumeration says of pairs of revisions, through their texts.
@@ -108,9 +183,31 @@ pub struct Equality {
     /// Per revision: the text it ran as.
     text: Vec<usize>,
     texts: Option<Comparison>,
+    /// Per text: why its runs may not be the program's, if they may not.
+    doubt: Vec<Option<Doubt>>,
+}
+
+/// The runs that divided by zero, while they wait for their native
+/// outcomes: every text's outcomes, to compare again once they are in.
+struct Crashes {
+    /// Per text: its first revision.
+    firsts: Vec<usize>,
+    outcomes: Vec<Vec<u64>>,
+    /// Per text whose only abnormal runs divided by zero: those inputs.
+    inputs: Vec<Vec<u64>>,
+}
+
+/// A run that a division by zero ended (SIGFPE, core dumped or not).
+fn divided_by_zero(outcome: u64) -> bool {
+    outcome & !0x80 == CRASHED | 8
 }
 
 impl Equality {
+    /// Why revision `r`'s runs may not be the program's, if they may not.
+    pub fn doubt(&self, r: usize) -> Option<Doubt> {
+        *self.doubt.get(*self.text.get(r)?)?
+    }
+
     /// Whether `a` and `b` behaved alike on every input; none where one of
     /// them did not run every input and no input told them apart, or where
     /// nothing ran.
@@ -247,6 +344,7 @@ pub fn proof_blocker(functions: &[String]) -> Option<String> {
             || f.starts_with("klee_")
             || f.starts_with("psychic_")
             || f == "__klee_meta"
+            || f == "__klee_meta_in"
     };
     let mut blockers: Vec<&str> = functions.iter().map(String::as_str).filter(|f| !resettable(f)).collect();
     blockers.sort_unstable();
@@ -331,13 +429,14 @@ pub(super) fn enumerate(
     };
     let outcomes: Vec<&[u64]> = runs.iter().map(|r| r.outcomes.as_slice()).collect();
     let c = Comparison::of(&outcomes, inputs);
-    let witnesses =
-        c.cover(&outcomes).iter().map(|&i| ktest(&cfg.argv, layout, &input_bytes(&ranges, i))).collect();
+    let template = ktest(&cfg.argv, layout, &input_bytes(&ranges, 0));
+    let boxed = BoxInputs { template, own: layout.slots.len(), ranges, count: inputs };
+    let witnesses = c.cover(&outcomes).iter().map(|&i| boxed.ktest(i)).collect();
     let text = (0..n).map(rep_of).collect();
     stats.in_domain = c.in_domain;
     stats.runs = outcomes.iter().map(|o| o.len() as u64).sum();
     if c.finished.contains(&false) {
-        let whole: Vec<String> = (0..n).filter(|&r| c.finished[rep_of(r)]).map(|r| r.to_string()).collect();
+        let whole: Vec<usize> = (0..n).filter(|&r| c.finished[rep_of(r)]).collect();
         stats.not_finished = Some(format!(
             "not finished: the budget ended after {} of {} runs; {}",
             stats.runs,
@@ -345,23 +444,78 @@ pub(super) fn enumerate(
             if whole.len() < 2 {
                 "no two revisions ran every input".to_string()
             } else {
-                format!("only revisions {} ran every input: only their pairs are compared", whole.join(", "))
+                let whole = crate::cluster::names::listed(&whole);
+                format!("only revisions {whole} ran every input: only their pairs are compared")
             }
         ));
     }
-    let abnormal: u32 = runs.iter().map(|r| r.abnormal).sum();
-    stats.not_a_proof = if abnormal > 0 {
-        Some(format!("{abnormal} runs crashed or ran out of time"))
-    } else if runs.iter().any(|r| r.asked_more) {
-        Some("some run made symbolic inputs outside the box".into())
-    } else if outputs.stderr {
+    stats.not_a_proof = if outputs.stderr {
         Some("stderr is compared, which enumeration does not see".into())
     } else {
         cfg.enumeration_proof.clone()
     };
     stats.seconds = start.elapsed().as_secs_f64();
     let reached = (0..n).map(|r| runs[rep_of(r)].reached.clone()).collect();
-    Enumeration { stats, witnesses, equal: Equality { text, texts: Some(c) }, reached }
+    let doubt = runs
+        .iter()
+        .map(|r| match (r.abnormal > 0, r.asked_more) {
+            (_, true) => Some(Doubt::BeyondTheBox),
+            (true, false) => Some(Doubt::Abnormal),
+            (false, false) => None,
+        })
+        .collect();
+    let divided: Vec<Vec<u64>> = runs
+        .iter()
+        .map(|r| {
+            let at: Vec<u64> =
+                (0..r.outcomes.len() as u64).filter(|&i| divided_by_zero(r.outcomes[i as usize])).collect();
+            // A text that ran every input, and went wrong only there.
+            let only = !r.asked_more && r.outcomes.len() as u64 == inputs && at.len() == r.abnormal as usize;
+            if only { at } else { Vec::new() }
+        })
+        .collect();
+    let crashes = divided.iter().any(|i| !i.is_empty()).then(|| Crashes {
+        firsts: reps.clone(),
+        outcomes: runs.into_iter().map(|r| r.outcomes).collect(),
+        inputs: divided,
+    });
+    Enumeration {
+        stats,
+        crashes,
+        inputs: Some(boxed),
+        witnesses,
+        equal: Equality { text, texts: Some(c), doubt },
+        reached,
+    }
+}
+
+/// The inputs of a box, as ktests.
+pub struct BoxInputs {
+    /// Input 0; its last `own` objects are the box's.
+    template: KTest,
+    own: usize,
+    ranges: Vec<Range>,
+    count: u64,
+}
+
+impl BoxInputs {
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Input `i`, in the order enumeration ran them.
+    pub fn ktest(&self, i: u64) -> KTest {
+        let bytes = input_bytes(&self.ranges, i);
+        let mut k = self.template.clone();
+        let first = k.objects.len() - self.own;
+        let mut at = 0;
+        for o in &mut k.objects[first..] {
+            let n = o.bytes.len();
+            o.bytes.copy_from_slice(&bytes[at..at + n]);
+            at += n;
+        }
+        k
+    }
 }
 
 /// What the runs of each revision text (`outcomes[t]`, a prefix of the

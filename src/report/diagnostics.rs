@@ -18,6 +18,7 @@
 
 use std::fmt::Write as _;
 
+use crate::cluster::names;
 use crate::unify::{CodeSpan, MetaProgram, Pos, Site, SiteKind, VariantTable};
 
 use super::{Outcome, Report, Test};
@@ -57,7 +58,7 @@ pub struct Finding {
 /// locations in revision k name (for a project, its tree: a location names
 /// the touched file in it, `MetaProgram::located_in`).
 pub fn findings(report: &Report, map: &MetaProgram, files: &[String]) -> Vec<Finding> {
-    let variants = Variants::new(map, files.len());
+    let variants = VariantTable::new(map, files.len());
     let mut out = Vec::new();
     for t in &report.tests {
         let Some(base) = t.outcomes.first() else { continue };
@@ -68,26 +69,11 @@ pub fn findings(report: &Report, map: &MetaProgram, files: &[String]) -> Vec<Fin
     out
 }
 
-/// Per site, the variant each revision runs and its code (`VariantTable`),
-/// and the questions a finding asks of them.
-struct Variants(VariantTable);
-
-impl Variants {
-    fn new(map: &MetaProgram, revisions: usize) -> Variants {
-        Variants(VariantTable::new(map, revisions))
-    }
-
-    /// The variant revision `r` takes at `s`, with its span, if `r` reaches `s`.
-    fn of<'m>(&self, s: &'m Site, r: usize) -> Option<(usize, &'m CodeSpan)> {
-        self.0.code(s, r)
-    }
-
-    /// Some revision of `mine` and some of `theirs` run one variant at `s`.
-    fn shared(&self, s: &Site, mine: &[usize], theirs: &[usize]) -> bool {
-        let mut run = vec![false; s.variants.len()];
-        mine.iter().filter_map(|&r| self.of(s, r)).for_each(|(v, _)| run[v] = true);
-        theirs.iter().filter_map(|&r| self.of(s, r)).any(|(v, _)| run[v])
-    }
+/// Some revision of `mine` and some of `theirs` run one variant at `s`.
+fn shared(variants: &VariantTable, s: &Site, mine: &[usize], theirs: &[usize]) -> bool {
+    let mut run = vec![false; s.variants.len()];
+    mine.iter().filter_map(|&r| variants.code(s, r)).for_each(|(v, _)| run[v] = true);
+    theirs.iter().filter_map(|&r| variants.code(s, r)).any(|(v, _)| run[v])
 }
 
 fn finding(
@@ -96,16 +82,16 @@ fn finding(
     o: &Outcome,
     base: &Outcome,
     map: &MetaProgram,
-    variants: &Variants,
+    variants: &VariantTable,
     files: &[String],
 ) -> Finding {
     let g = o.revisions[0];
     let b = base.revisions[0];
     let message = format!(
         "{} {} from {} on input {}: {}",
-        revisions_list(&o.revisions),
+        names::named(&o.revisions),
         if o.revisions.len() == 1 { "differs" } else { "differ" },
-        list(&base.revisions),
+        names::listed(&base.revisions),
         t.inputs_line(),
         difference(o, base)
     );
@@ -113,9 +99,10 @@ fn finding(
     let on_path: Vec<&Site> = t.sites.iter().filter_map(|&s| site_of(s)).collect();
     // Best: no revision of the group shares code with one of the baseline;
     // then: `g` and `b` differ.
-    let apart = |s: &&Site| variants.of(s, g).is_some() && !variants.shared(s, &o.revisions, &base.revisions);
+    let apart =
+        |s: &&Site| variants.code(s, g).is_some() && !shared(variants, s, &o.revisions, &base.revisions);
     let differs =
-        |s: &&Site| variants.of(s, g).is_some_and(|(v, _)| variants.of(s, b).map(|(w, _)| w) != Some(v));
+        |s: &&Site| variants.code(s, g).is_some_and(|(v, _)| variants.code(s, b).map(|(w, _)| w) != Some(v));
     let primary_site = on_path
         .iter()
         .copied()
@@ -123,7 +110,7 @@ fn finding(
         .or_else(|| on_path.iter().copied().find(differs))
         .or_else(|| map.sites.iter().find(apart))
         .or_else(|| map.sites.iter().find(differs));
-    let location = match primary_site.and_then(|s| Some((s, variants.of(s, g)?.1))) {
+    let location = match primary_site.and_then(|s| Some((s, variants.code(s, g)?.1))) {
         Some((s, span)) => located(map, s, span, files),
         None => {
             let (meta_line, line) = first_own_line(map, g, b).unwrap_or((0, 1));
@@ -137,7 +124,7 @@ fn finding(
     for s in &on_path {
         let mut noted = vec![false; s.variants.len()];
         for &r in &compared {
-            let Some((v, span)) = variants.of(s, r) else { continue };
+            let Some((v, span)) = variants.code(s, r) else { continue };
             if noted[v] || (Some(s.id) == primary_site.map(|p| p.id) && r == g) {
                 continue;
             }
@@ -147,11 +134,7 @@ fn finding(
             let shared = if sharing.is_empty() {
                 "; no other revision has it".to_string()
             } else {
-                format!(
-                    "; so {} {}",
-                    if sharing.len() == 1 { "does" } else { "do" },
-                    revisions_list(&sharing)
-                )
+                format!("; so {} {}", if sharing.len() == 1 { "does" } else { "do" }, names::named(&sharing))
             };
             notes.push(Note {
                 location: located(map, s, span, files),
@@ -236,22 +219,6 @@ fn stdout_difference(a: &str, b: &str) -> String {
         }
     };
     format!("stdout line {}: {} vs {}", i + 1, cut(la.get(i)), cut(lb.get(i)))
-}
-
-/// `revision 3` or `revisions 1, 2`.
-fn revisions_list(revs: &[usize]) -> String {
-    format!("{} {}", if revs.len() == 1 { "revision" } else { "revisions" }, list(revs))
-}
-
-/// The most revisions a list names; the rest are counted.
-const LISTED: usize = 12;
-
-fn list(revs: &[usize]) -> String {
-    let named = revs.iter().take(LISTED).map(usize::to_string).collect::<Vec<_>>().join(", ");
-    match revs.len().saturating_sub(LISTED) {
-        0 => named,
-        more => format!("{named} and {more} more"),
-    }
 }
 
 /// gcc's format: `FILE:LINE:COL: warning: MESSAGE [psychic]`, then the notes.

@@ -477,8 +477,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// A set of revisions as `{0, 2, 5}`.
 pub fn revision_set(revs: &[usize]) -> String {
-    let items: Vec<String> = revs.iter().map(usize::to_string).collect();
-    format!("{{{}}}", items.join(", "))
+    format!("{{{}}}", crate::cluster::names::ranges(revs))
 }
 
 #[cfg(test)]

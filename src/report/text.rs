@@ -147,12 +147,16 @@ pub fn summary(r: &Report) -> String {
         let found = r.tests.iter().filter(|t| t.found_by == super::FoundBy::Enumeration).count();
         let why: Vec<String> = (e.not_a_proof.iter().map(|w| format!("no proof: {w}")))
             .chain(e.not_finished.iter().cloned())
+            .chain(e.doubtful.iter().cloned())
             .collect();
-        let what = if why.is_empty() {
+        let mut what = if why.is_empty() {
             "a proof for the clusters it leaves together".into()
         } else {
             why.join("; ")
         };
+        if let Some(c) = &e.crashes {
+            what = format!("{what}; {c}");
+        }
         if e.runs == 0 {
             let domain = if e.domain.is_empty() { String::new() } else { format!(" of {}", e.domain) };
             let _ = writeln!(s, "enumeration{domain}: {}", e.shortfall().unwrap_or("no runs"));
@@ -197,7 +201,6 @@ fn coverage(r: &Report, s: &mut String) {
 /// "revisions 4, 5 are known only in part: its outcome changes with memory
 /// garbage ...; nothing they showed tells them apart from {0, 3}".
 pub fn partial_line(revisions: &[usize], why: crate::cluster::Partial, alike: &[usize]) -> String {
-    let list: Vec<String> = revisions.iter().map(usize::to_string).collect();
     let (who, is, they, them) = match revisions {
         [_] => ("revision", "is", "it", "it"),
         _ => ("revisions", "are", "they", "them"),
@@ -207,7 +210,8 @@ pub fn partial_line(revisions: &[usize], why: crate::cluster::Partial, alike: &[
     } else {
         format!("; nothing {they} showed tells {them} apart from {}", revision_set(alike))
     };
-    format!("{who} {} {is} known only in part: {}{alike}", list.join(", "), why.describe())
+    let list = crate::cluster::names::listed(revisions);
+    format!("{who} {list} {is} known only in part: {}{alike}", why.describe())
 }
 
 /// Cluster names A, B, ..., Z, AA, AB, ...

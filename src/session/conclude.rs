@@ -48,7 +48,6 @@ pub(super) fn conclude(
     times.cluster = stage.elapsed().as_secs_f64();
     times.confirm = ex.diff.confirm_time.as_secs_f64();
     times.explore -= times.confirm;
-    times.total = plan.budget.start.elapsed().as_secs_f64();
     let mut report = Report {
         psychic_version: env!("CARGO_PKG_VERSION").into(),
         revisions: s
@@ -89,7 +88,7 @@ pub(super) fn conclude(
     let stopped = ex.summary.stopped_early.take();
     let judging = Instant::now();
     judge(&mut report, &ex.diff, s, &b.meta_files, out, stopped.as_deref(), &mut plain);
-    // The verdicts are the clusters' too.
+    // The verdicts are the clusters' too; the total is taken once they are.
     report.stats.seconds.cluster += judging.elapsed().as_secs_f64();
     report.stats.seconds.total = plan.budget.start.elapsed().as_secs_f64();
     report.write_files(out, &s.meta).with_context(|| format!("writing the report into {}", out.display()))?;
@@ -274,15 +273,27 @@ fn judge(
     };
     // Comparisons that did not settle between revisions of one cluster.
     let gaps = |c: &[usize]| {
+        // The first pairs of each kind, and how many there are: a cluster
+        // of thousands has millions.
         let mut by_gap = std::collections::BTreeMap::new();
         for (i, &a) in c.iter().enumerate() {
             for &b in &c[i + 1..] {
                 for g in diff.gaps(a as u32, b as u32) {
-                    by_gap.entry(g).or_insert_with(Vec::new).push(format!("{a}-{b}"));
+                    let (named, count) = by_gap.entry(g).or_insert((Vec::new(), 0usize));
+                    if *count < cluster::names::LISTED {
+                        named.push(format!("{a}-{b}"));
+                    }
+                    *count += 1;
                 }
             }
         }
-        by_gap.into_iter().map(|(g, pairs)| format!("{} (revisions {})", g.describe(), pairs.join(", ")))
+        by_gap.into_iter().map(|(g, (named, count))| {
+            let more = match count - named.len() {
+                0 => String::new(),
+                more => format!(" and {more} more pairs"),
+            };
+            format!("{} (revisions {}{more})", g.describe(), named.join(", "))
+        })
     };
     report.cluster_verdicts = cluster::verdicts(&report.clusters, |c| {
         // The same text is the same program, whatever the engine saw of it.

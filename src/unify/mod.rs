@@ -32,7 +32,9 @@
 //! - the header comment maps revision numbers to files; `<klee/klee.h>` is
 //!   included once; `const int __psychic_revisions = N;` follows the includes;
 //! - a site is `if (__klee_meta(S) == r || ...) {...} else if ... else {...}`
-//!   (statements) or `(__klee_meta(S) == r) ? a : b` (expressions); exactly one
+//!   (statements) or `(__klee_meta(S) == r) ? a : b` (expressions), where a
+//!   variant of more than a few revisions tests `__klee_meta_in(S, "hex")`
+//!   (bit `r % 4` of digit `r / 4` set: revision `r` runs it); exactly one
 //!   variant runs for each revision that reaches it; the variant most revisions
 //!   take is the `else`; each variant carries a `/* revision(s) ... */`
 //!   comment; sites are numbered 1..S in source order, and nest;
@@ -269,7 +271,7 @@ fn finish(
         header.push_str(&format!(" *   revision {}: {}{role}\n", s.index, s.name.replace("*/", "*\\/")));
     }
     header.push_str(
-        " * Each meta branch compares __klee_meta with the revision numbers and runs their code.\n */",
+        " * Each meta branch compares __klee_meta with the revision numbers, or tests a set of them\n * (__klee_meta_in: bit r % 4 of hex digit r / 4 is revision r), and runs their code.\n */",
     );
     let printed = emit::print(ctx, file, &header, n, part);
     let renamed: Vec<Renamed> = maps

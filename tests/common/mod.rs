@@ -367,6 +367,17 @@ fn support_object(name: &str, text: &str) -> (PathBuf, tempfile::TempDir) {
 /// Each of `revisions` (C files) built natively and run on every input:
 /// `[revision][input]`.
 pub fn native_outcomes(revisions: &[PathBuf], inputs: &[KTest]) -> Vec<Vec<NativeOutcome>> {
+    native_outcomes_as(revisions, inputs, &NativeOptions::default())
+}
+
+/// [`native_outcomes`] of builds made with `opts`; with AddressSanitizer, a
+/// memory error aborts the run (SIGABRT), as in psychic's replay, where a
+/// plain build goes on with whatever memory holds.
+pub fn native_outcomes_as(
+    revisions: &[PathBuf],
+    inputs: &[KTest],
+    opts: &NativeOptions,
+) -> Vec<Vec<NativeOutcome>> {
     let tc = forkserver_toolchain();
     let dir = tempfile::tempdir().unwrap();
     let ktests = write_tests(dir.path(), inputs);
@@ -375,8 +386,12 @@ pub fn native_outcomes(revisions: &[PathBuf], inputs: &[KTest]) -> Vec<Vec<Nativ
     std::fs::write(&list, lines.join("\n") + "\n").unwrap();
     par_map(&revisions.iter().enumerate().collect::<Vec<_>>(), |(i, src)| {
         let bin = dir.path().join(format!("rev{i}"));
-        tc.native(src, &bin, &NativeOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-        let out = Command::new(&bin).env("PSYCHIC_FORKSERVER", &list).output().expect("run the fork server");
+        tc.native(src, &bin, opts).unwrap_or_else(|e| panic!("{e}"));
+        let out = Command::new(&bin)
+            .env("PSYCHIC_FORKSERVER", &list)
+            .env("ASAN_OPTIONS", psychic::replay::ASAN_OPTIONS)
+            .output()
+            .expect("run the fork server");
         assert!(out.status.success(), "{}: the fork server failed: {}", src.display(), out.status);
         let outcomes = parse_forkserver(&out.stdout);
         assert_eq!(outcomes.len(), inputs.len(), "{}: one outcome per input", src.display());

@@ -57,9 +57,11 @@ fn sites_are_numbered_in_source_order_with_one_variant_per_revision() {
     for (files, meta) in all_fixtures() {
         let mut first_seen = Vec::new();
         let mut rest = meta.text.as_str();
-        while let Some(i) = rest.find("__klee_meta(") {
-            rest = &rest[i + 12..];
-            let id: usize = rest[..rest.find(')').unwrap()].parse().unwrap();
+        // `__klee_meta(S)` and `__klee_meta_in(S, "...")` alike.
+        while let Some(i) = rest.find("__klee_meta") {
+            rest = rest[i + 11..].trim_start_matches("_in");
+            let Some(args) = rest.strip_prefix('(') else { continue };
+            let id: usize = args[..args.find([')', ',']).unwrap()].parse().unwrap();
             if !first_seen.contains(&id) {
                 first_seen.push(id);
             }
@@ -223,4 +225,53 @@ fn bytes_that_are_not_utf8_are_kept() {
     assert!(bytes.windows(10).any(|w| w == b"temp\xe9ratur"), "{}", String::from_utf8_lossy(&bytes));
     assert!(bytes.windows(5).any(|w| w == b"z\xe9ro "), "{}", String::from_utf8_lossy(&bytes));
     assert!(std::str::from_utf8(&bytes).is_err(), "the Latin-1 bytes stay single bytes");
+}
+
+/// A variant of more than a few revisions is tested in one call,
+/// `__klee_meta_in(S, "hex")`, and the meta program run as each revision
+/// still behaves as that revision's own file. Nine revisions add 1, ten
+/// (the else) add 2, two add 3.
+#[test]
+fn a_long_revision_set_is_tested_in_one_call() {
+    use psychic::ktest::{KTest, Object};
+    let text = |k: u32| {
+        format!(
+            "#include <klee/klee.h>\n#include <stdio.h>\nint main(void) {{\n    int x;\n    \
+             klee_make_symbolic(&x, sizeof x, \"x\");\n    printf(\"%d\\n\", x + {k});\n    return 0;\n}}\n"
+        )
+    };
+    let adds: Vec<u32> = (0..21)
+        .map(|r| {
+            if r < 9 {
+                1
+            } else if r < 19 {
+                2
+            } else {
+                3
+            }
+        })
+        .collect();
+    let files: Vec<(String, String)> =
+        adds.iter().enumerate().map(|(r, &k)| (format!("r{r}.c"), text(k))).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let tc = crate::common::strict_toolchain();
+    let own: Vec<_> = files
+        .iter()
+        .map(|(name, text)| crate::common::build(&tc, &dir.path().join(name), text).unwrap())
+        .collect();
+    let tests: Vec<KTest> = [0i32, -7, 41]
+        .iter()
+        .map(|x| KTest {
+            args: vec!["prog".into()],
+            objects: vec![Object { name: "x".into(), bytes: x.to_le_bytes().to_vec() }],
+            ..KTest::default()
+        })
+        .collect();
+    let tests = crate::common::write_tests(dir.path(), &tests);
+    let (meta, compared) =
+        crate::common::check_fidelity(&tc, dir.path(), &sources(&files), &own, &tests).unwrap();
+    assert_eq!(compared, 63);
+    // Revisions 0 to 8: digits f (0-3), f (4-7), 1 (8).
+    assert!(meta.text.contains("__klee_meta_in(1, \"ff1\")"), "{}", meta.text);
+    assert!(meta.text.contains("__klee_meta(1) == 19 || __klee_meta(1) == 20"), "{}", meta.text);
 }

@@ -67,6 +67,13 @@ KLEE_GET_VALUE_PROTO(_i64, int64_t);
  * splits the path's revision set instead of forking on a symbolic value. */
 int __klee_meta(int site);
 
+/* Whether the revision that executes meta-branch SITE is in REVISIONS, a
+ * set written in hex digits, four revisions to a digit: revision r is bit
+ * r % 4 of digit r / 4 ("6" is revisions 1 and 2). `psychic unify` tests
+ * long sets so, in one call, where `__klee_meta(S) == r || ...` would make
+ * one per revision. */
+int __klee_meta_in(int site, const char *revisions);
+
 /* A meta program defines the number of its revisions, 0 to N-1:
  *   const int __psychic_revisions = N;
  * The engine starts every path with all of them. */
