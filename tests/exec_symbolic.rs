@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use psychic::compile::NativeOptions;
 use psychic::exec::{
-    ApproxKind, ErrorKind, ExecConfig, Executor, HaltedPath, RevSet, RunSummary, SearchKind, Termination,
+    ApproxKind, ErrorKind, ExecConfig, Executor, HaltedPath, OutputEvent, RevSet, RunSummary, SearchKind,
+    Termination,
 };
 use psychic::ir::Module;
 
@@ -437,6 +438,50 @@ fn meta_in_sets_split_the_revisions_once() {
     expected.sort();
     assert_eq!(sets, expected);
     common::replay_paths(&mut ex, &s.paths, &e.bin, e.dir.path());
+}
+
+/// Hybrid fuzzing, the engine's half: the branch a fuzzer's input leaves
+/// runs first, once (Driller's step). Two inputs wait in the inbox: the rare
+/// record, and a newer one of the common kind, whose path forks 24 times
+/// under the rare record's; depth first, those forks' subtrees (2^24 paths)
+/// would come before the rare record's other side, where "bingo" is.
+#[test]
+fn the_branch_off_a_fuzzers_input_runs_first() {
+    use psychic::ktest::{KTest, Object};
+    let e = build(&common::fixture("symbolic/fuzz_frontier.c"));
+    let input = |tag: u32, flags: u8| KTest {
+        args: vec!["fuzz_frontier".into()],
+        sym_argvs: 0,
+        sym_argv_len: 0,
+        objects: vec![
+            Object { name: "tag".into(), bytes: tag.to_le_bytes().to_vec() },
+            Object { name: "flags".into(), bytes: vec![flags; 24] },
+            Object { name: "value".into(), bytes: vec![0; 4] },
+        ],
+    };
+    let inbox = psychic::exec::SeedInbox::default();
+    inbox.offer(input(48611, 0));
+    inbox.offer(input(0xb5b5_b5b5, 0xb5));
+    let cfg = ExecConfig {
+        search: SearchKind::Dfs,
+        max_instructions: Some(2_000_000),
+        seed_inbox: Some(inbox),
+        ..ExecConfig::default()
+    };
+    let mut ex = Executor::new(&e.module, cfg).unwrap();
+    let s = ex.run();
+    let bingo = |p: &&HaltedPath| {
+        p.outputs.iter().any(|o| matches!(o, OutputEvent::Text { bytes, .. } if bytes == b"bingo\n"))
+    };
+    assert!(
+        s.paths.iter().any(|p| bingo(&p)),
+        "{} paths, {} inbox seeds; none printed bingo",
+        s.paths.len(),
+        s.stats.inbox_seeds
+    );
+    assert_eq!(s.stats.inbox_seeds, 2);
+    let found: Vec<HaltedPath> = s.paths.iter().filter(bingo).cloned().collect();
+    common::replay_paths(&mut ex, &found, &e.bin, e.dir.path());
 }
 
 #[test]

@@ -461,17 +461,23 @@ impl<'m> Executor<'m> {
     }
 
     /// Keeps the seeds that satisfy the constraints added since the last
-    /// check: evaluation under each seed's bytes, no solver.
+    /// check: evaluation under each seed's bytes, no solver. A path that
+    /// parts from the fuzzer's last input there is marked
+    /// (`ExecutionState::left_inbox_seed`).
     fn follow_seeds(&self, st: &mut ExecutionState) {
         if st.seeds.is_empty() {
             return;
         }
+        let followed_inbox = st.seeds.iter().any(|s| self.inbox_seeds.contains(s));
         let new = &st.constraints[st.seeds_checked.min(st.constraints.len())..];
         st.seeds.retain(|&s| {
             let mut eval = Evaluator::new(&self.pool, &self.seed_values[s as usize]);
             new.iter().all(|&c| eval.eval(c) != 0)
         });
         st.seeds_checked = st.constraints.len();
+        if followed_inbox && !st.seeds.iter().any(|s| self.inbox_seeds.contains(s)) {
+            st.left_inbox_seed = Some(st.depth);
+        }
     }
 
     fn insert_state(&mut self, st: ExecutionState) -> StateId {

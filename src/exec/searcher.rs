@@ -618,9 +618,15 @@ pub struct First {
 
 impl First {
     /// Seeded states first (KLEE's seeding): while some live state still
-    /// agrees with a seed input, the newest such state runs.
+    /// agrees with a seed input, the newest such state runs. So does a
+    /// state that has just parted from a fuzzer's input, until its next
+    /// branch (Driller's and QSYM's step: the branches off the fuzzer's path
+    /// are the frontier its input opened). Its children join the base
+    /// search: under `dfs` the seeded path's own forks would otherwise bury
+    /// it below every state they lead to (`fixtures/hybrid`: 2^24 paths).
     pub fn seeds(inner: Box<dyn Searcher>) -> Self {
-        First { inner, picked: Live::default(), picks: |s| !s.seeds.is_empty(), name: "seeds-first" }
+        let picks = |s: &ExecutionState| !s.seeds.is_empty() || s.left_inbox_seed == Some(s.depth);
+        First { inner, picked: Live::default(), picks, name: "seeds-first" }
     }
 
     /// States whose domain stretch is open (`ExecutionState::domain_open`:

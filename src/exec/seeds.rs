@@ -28,7 +28,11 @@
 //! the newest, up to four that some unseeded live state agrees with (its inputs
 //! so far a prefix of the ktest's, by name and size, and its constraints true
 //! under the bytes: cross seeding's test), which become seeds of all those
-//! states. An input no unseeded live state agrees with is dropped: its path is
+//! states. A state that parts from such an input at a branch runs first too,
+//! until its next branch (`ExecutionState::left_inbox_seed`): the input's
+//! path is what the fuzzer found, the branches it leaves are what the
+//! engine is for, and depth first they would wait below every fork of the
+//! seeded paths. An input no unseeded live state agrees with is dropped: its path is
 //! explored, or a seed already leads a state along it. **Why a few per
 //! interval:** seeded states run before every other, and a fuzzer keeps inputs
 //! in bursts (a new region opens many new edges at once); the engine's own

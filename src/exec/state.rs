@@ -58,6 +58,10 @@ pub struct ExecutionState {
     pub seeds: Vec<u32>,
     /// Constraints already checked against `seeds`.
     pub(super) seeds_checked: usize,
+    /// The `depth` at which this path parted from the last fuzzer input it
+    /// followed (an inbox seed, `seeds.rs`): until its next branch it runs
+    /// first (`First::seeds`).
+    pub(super) left_inbox_seed: Option<u32>,
     /// The state's leaf in the process tree.
     pub(super) ptree_node: usize,
     /// Where the engine narrowed behaviour on this path so far, each once.
@@ -90,6 +94,7 @@ impl ExecutionState {
             since_new_cover: 0,
             seeds: Vec::new(),
             seeds_checked: 0,
+            left_inbox_seed: None,
             ptree_node: 0,
             approximations: Vec::new(),
             domain_constraints: 0,
