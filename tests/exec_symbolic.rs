@@ -441,16 +441,17 @@ fn meta_in_sets_split_the_revisions_once() {
 }
 
 /// Hybrid fuzzing, the engine's half: the branch a fuzzer's input leaves
-/// runs first, once (Driller's step). Two inputs wait in the inbox: the rare
-/// record, and a newer one of the common kind, whose path forks 24 times
-/// under the rare record's; depth first, those forks' subtrees (2^24 paths)
-/// would come before the rare record's other side, where "bingo" is.
+/// runs first, once (Driller's step). `fixtures/hybrid/p1.c` alone; two
+/// inputs wait in the inbox: the rare record (tag 48611), and a newer one
+/// of the common kind, whose path forks 24 times while the rare record's
+/// other side waits; depth first, those forks' subtrees (2^24 paths) would
+/// come before it, and it holds the one value in 2^32 that prints "rare 0".
 #[test]
 fn the_branch_off_a_fuzzers_input_runs_first() {
     use psychic::ktest::{KTest, Object};
-    let e = build(&common::fixture("symbolic/fuzz_frontier.c"));
+    let e = build(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hybrid/p1.c"));
     let input = |tag: u32, flags: u8| KTest {
-        args: vec!["fuzz_frontier".into()],
+        args: vec!["p1".into()],
         sym_argvs: 0,
         sym_argv_len: 0,
         objects: vec![
@@ -470,17 +471,12 @@ fn the_branch_off_a_fuzzers_input_runs_first() {
     };
     let mut ex = Executor::new(&e.module, cfg).unwrap();
     let s = ex.run();
-    let bingo = |p: &&HaltedPath| {
-        p.outputs.iter().any(|o| matches!(o, OutputEvent::Text { bytes, .. } if bytes == b"bingo\n"))
-    };
-    assert!(
-        s.paths.iter().any(|p| bingo(&p)),
-        "{} paths, {} inbox seeds; none printed bingo",
-        s.paths.len(),
-        s.stats.inbox_seeds
-    );
     assert_eq!(s.stats.inbox_seeds, 2);
-    let found: Vec<HaltedPath> = s.paths.iter().filter(bingo).cloned().collect();
+    let rare_zero = |p: &&HaltedPath| {
+        p.outputs.iter().any(|o| matches!(o, OutputEvent::Text { bytes, .. } if bytes == b"rare 0\n"))
+    };
+    let found: Vec<HaltedPath> = s.paths.iter().filter(rare_zero).cloned().collect();
+    assert_eq!(found.len(), 1, "{} paths; none printed \"rare 0\"", s.paths.len());
     common::replay_paths(&mut ex, &found, &e.bin, e.dir.path());
 }
 
